@@ -1,0 +1,23 @@
+"""Seeding: every stochastic object takes a seed or a ``numpy.random.Generator``.
+
+There is no global random state anywhere in the package.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SeedLike = int | np.random.Generator | np.random.SeedSequence | None
+
+
+def as_generator(seed: SeedLike) -> np.random.Generator:
+    """Return a ``Generator``; an existing one is passed through (shared, not copied)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(seed)
+
+
+def child_seeds(seed: int | np.random.SeedSequence | None, n: int) -> list[np.random.SeedSequence]:
+    """Spawn ``n`` independent seed sequences from ``seed`` (reproducible for an int seed)."""
+    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    return root.spawn(n)

@@ -1,0 +1,92 @@
+"""Input checks shared by every public entry point.
+
+Each helper raises ``ValueError`` naming the offending argument, so that a user who passes a
+wrong shape, a NaN or a non-positive noise level learns which argument was wrong. None of them
+mutate their inputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+
+
+def as_points(X: ArrayLike, name: str = "X", dim: int | None = None) -> FloatArray:
+    """Return ``X`` as a finite float array of shape ``(m, d)``.
+
+    A 1-D input is read as ``m`` points of dimension 1 when ``dim`` is 1 or unknown, and as a
+    single point when ``dim`` equals its length.
+    """
+    arr = np.asarray(X, dtype=float)
+    if arr.ndim == 0:
+        arr = arr.reshape(1, 1)
+    elif arr.ndim == 1:
+        arr = (
+            arr.reshape(1, -1)
+            if (dim is not None and dim > 1 and arr.size == dim)
+            else arr[:, None]
+        )
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array of shape (m, d); got shape {arr.shape}")
+    if dim is not None and arr.shape[1] != dim:
+        raise ValueError(f"{name} must have {dim} columns (the dimension); got {arr.shape[1]}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return arr
+
+
+def as_point(x: ArrayLike, dim: int, name: str = "x") -> FloatArray:
+    """Return one point as a finite float vector of shape ``(dim,)``."""
+    arr = np.asarray(x, dtype=float).reshape(-1)
+    if arr.shape != (dim,):
+        raise ValueError(f"{name} must have shape ({dim},); got {np.shape(x)}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return arr
+
+
+def as_finite_scalar(y: ArrayLike, name: str = "y") -> float:
+    """Return a finite Python float, or raise ``ValueError`` naming ``name``."""
+    arr = np.asarray(y, dtype=float)
+    if arr.size != 1:
+        raise ValueError(f"{name} must be a scalar; got shape {arr.shape}")
+    val = float(arr.reshape(()))
+    if not np.isfinite(val):
+        raise ValueError(f"{name} must be finite; got {val}")
+    return val
+
+
+def as_finite_vector(y: ArrayLike, length: int | None = None, name: str = "y") -> FloatArray:
+    """Return a finite float vector, optionally of a given length."""
+    arr = np.asarray(y, dtype=float).reshape(-1)
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(f"{name} must have length {length}; got {arr.shape[0]}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return arr
+
+
+def check_positive(value: float, name: str) -> float:
+    """Return ``value`` as a float if it is finite and strictly positive."""
+    val = float(value)
+    if not np.isfinite(val) or val <= 0.0:
+        raise ValueError(f"{name} must be a finite positive number; got {value!r}")
+    return val
+
+
+def check_nonnegative(value: float, name: str) -> float:
+    """Return ``value`` as a float if it is finite and non-negative."""
+    val = float(value)
+    if not np.isfinite(val) or val < 0.0:
+        raise ValueError(f"{name} must be a finite non-negative number; got {value!r}")
+    return val
+
+
+def check_probability(value: float, name: str) -> float:
+    """Return ``value`` if it lies in the open interval (0, 1)."""
+    val = float(value)
+    if not 0.0 < val < 1.0:
+        raise ValueError(f"{name} must lie in (0, 1); got {value!r}")
+    return val

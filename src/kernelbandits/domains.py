@@ -1,0 +1,181 @@
+"""Domains: a finite :class:`Grid` of points and a continuous :class:`Box`.
+
+Both answer three questions a policy asks: is this point allowed (:meth:`validate`), how do I
+draw uniform points (:meth:`sample`), and where is the maximum of a vectorised acquisition
+function (:meth:`maximize`). On a Grid the maximum is exact (random tie-breaking); on a Box it is
+dense scrambled-Sobol candidates followed by L-BFGS-B refinement of the best few.
+
+Notation: ``d`` dimension, ``m`` number of points, ``acq: (m, d) -> (m,)`` an acquisition
+function evaluated on many points at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.optimize import minimize
+from scipy.stats import qmc
+
+from kernelbandits._validation import FloatArray, as_point, as_points
+
+Acquisition = Callable[[FloatArray], FloatArray]
+
+
+@runtime_checkable
+class Domain(Protocol):
+    """What every domain offers."""
+
+    dim: int
+
+    def validate(self, x: ArrayLike, name: str = "x") -> FloatArray: ...
+
+    def sample(self, n: int, rng: np.random.Generator) -> FloatArray: ...
+
+    def maximize(self, acq: Acquisition, rng: np.random.Generator) -> FloatArray: ...
+
+
+class Grid:
+    """A finite set of ``m`` distinct points, shape ``(m, d)``.
+
+    A 1-D array is read as ``m`` points in one dimension.
+    """
+
+    def __init__(self, points: ArrayLike, atol: float = 1e-12) -> None:
+        pts = as_points(points, "points")
+        if pts.shape[0] == 0:
+            raise ValueError("points must contain at least one point (the grid is empty)")
+        self.points: FloatArray = pts
+        self.points.setflags(write=False)
+        self.dim = pts.shape[1]
+        self.atol = float(atol)
+
+    def __len__(self) -> int:
+        return self.points.shape[0]
+
+    def __repr__(self) -> str:
+        return f"Grid(m={len(self)}, d={self.dim})"
+
+    @classmethod
+    def linspace(cls, lower: float, upper: float, num: int) -> Grid:
+        """An evenly spaced 1-D grid of ``num`` points on ``[lower, upper]``."""
+        return cls(np.linspace(lower, upper, int(num))[:, None])
+
+    @classmethod
+    def lattice(cls, lower: ArrayLike, upper: ArrayLike, num: int) -> Grid:
+        """A regular ``num^d`` lattice on the box ``[lower, upper]``."""
+        lo, hi = np.atleast_1d(lower).astype(float), np.atleast_1d(upper).astype(float)
+        axes = [np.linspace(a, b, int(num)) for a, b in zip(lo, hi, strict=True)]
+        mesh = np.meshgrid(*axes, indexing="ij")
+        return cls(np.stack([g.ravel() for g in mesh], axis=1))
+
+    def index(self, x: ArrayLike, name: str = "x") -> int:
+        """Row index of point ``x`` in the grid; ``ValueError`` if it is not a grid point."""
+        xv = as_point(x, self.dim, name)
+        dist = np.max(np.abs(self.points - xv), axis=1)
+        j = int(np.argmin(dist))
+        if dist[j] > self.atol:
+            raise ValueError(f"{name}={xv.tolist()} is not a point of the grid")
+        return j
+
+    def validate(self, x: ArrayLike, name: str = "x") -> FloatArray:
+        """Return the grid point equal to ``x``; ``ValueError`` if there is none."""
+        return self.points[self.index(x, name)].copy()
+
+    def sample(self, n: int, rng: np.random.Generator) -> FloatArray:
+        """``n`` grid points drawn uniformly with replacement, shape ``(n, d)``."""
+        return self.points[rng.integers(len(self), size=int(n))].copy()
+
+    def argmax(self, values: ArrayLike, rng: np.random.Generator) -> int:
+        """Index of the largest of ``values`` (shape ``(m,)``), ties broken uniformly at random."""
+        v = np.asarray(values, dtype=float)
+        if v.shape != (len(self),):
+            raise ValueError(f"values must have shape ({len(self)},); got {v.shape}")
+        best = np.flatnonzero(v >= np.max(v))
+        return int(best[0] if best.size == 1 else rng.choice(best))
+
+    def maximize(self, acq: Acquisition, rng: np.random.Generator) -> FloatArray:
+        """The grid point maximising ``acq`` exactly."""
+        return self.points[self.argmax(acq(self.points), rng)].copy()
+
+
+class Box:
+    """The box ``[lower_1, upper_1] x ... x [lower_d, upper_d]``.
+
+    Parameters
+    ----------
+    lower, upper : (d,) bounds with ``lower < upper``.
+    n_candidates : number of scrambled-Sobol points scored per :meth:`maximize` call.
+    n_refine : number of best candidates refined by L-BFGS-B (0 disables refinement).
+    """
+
+    def __init__(
+        self,
+        lower: ArrayLike,
+        upper: ArrayLike,
+        n_candidates: int = 1024,
+        n_refine: int = 3,
+    ) -> None:
+        lo = np.atleast_1d(np.asarray(lower, dtype=float))
+        hi = np.atleast_1d(np.asarray(upper, dtype=float))
+        if lo.ndim != 1 or lo.shape != hi.shape or lo.size == 0:
+            raise ValueError(
+                f"lower and upper must be 1-D of equal length; got {lo.shape}, {hi.shape}"
+            )
+        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(lo >= hi):
+            raise ValueError("lower and upper must be finite with lower < upper in every dimension")
+        if int(n_candidates) < 1 or int(n_refine) < 0:
+            raise ValueError("n_candidates must be >= 1 and n_refine >= 0")
+        self.lower, self.upper = lo, hi
+        self.dim = lo.size
+        self.n_candidates, self.n_refine = int(n_candidates), int(n_refine)
+
+    def __repr__(self) -> str:
+        return f"Box(lower={self.lower.tolist()}, upper={self.upper.tolist()})"
+
+    @property
+    def bounds(self) -> FloatArray:
+        """Shape ``(d, 2)``: one ``(lower, upper)`` row per dimension."""
+        return np.stack([self.lower, self.upper], axis=1)
+
+    def contains(self, X: ArrayLike) -> np.ndarray:
+        """Boolean mask of shape ``(m,)``: which rows of ``X`` lie in the box."""
+        Xa = as_points(X, "X", self.dim)
+        return np.all((Xa >= self.lower) & (Xa <= self.upper), axis=1)
+
+    def validate(self, x: ArrayLike, name: str = "x") -> FloatArray:
+        """Return ``x`` as a ``(d,)`` array; ``ValueError`` if it lies outside the box."""
+        xv = as_point(x, self.dim, name)
+        if np.any(xv < self.lower) or np.any(xv > self.upper):
+            raise ValueError(f"{name}={xv.tolist()} lies outside the box {self!r}")
+        return xv
+
+    def sample(self, n: int, rng: np.random.Generator) -> FloatArray:
+        """``n`` points drawn uniformly in the box, shape ``(n, d)``."""
+        return self.lower + (self.upper - self.lower) * rng.random((int(n), self.dim))
+
+    def sobol(self, n: int, rng: np.random.Generator) -> FloatArray:
+        """``n`` scrambled-Sobol points in the box, shape ``(n, d)`` (quasi-random, seeded)."""
+        engine = qmc.Sobol(self.dim, scramble=True, seed=rng)
+        m = int(np.ceil(np.log2(max(int(n), 1))))
+        return qmc.scale(engine.random_base2(m)[: int(n)], self.lower, self.upper)
+
+    def maximize(self, acq: Acquisition, rng: np.random.Generator) -> FloatArray:
+        """Approximate maximiser of ``acq`` on the box: Sobol candidates, then L-BFGS-B."""
+        cand = self.sobol(self.n_candidates, rng)
+        values = np.asarray(acq(cand), dtype=float)
+        order = np.argsort(-values)
+        best_x, best_v = cand[order[0]], float(values[order[0]])
+        for start in cand[order[: self.n_refine]]:
+            res = minimize(
+                lambda z: -float(np.asarray(acq(z[None, :]))[0]),
+                start,
+                method="L-BFGS-B",
+                bounds=self.bounds,
+                options={"maxiter": 50},
+            )
+            if np.isfinite(res.fun) and -res.fun > best_v:
+                best_x, best_v = np.clip(res.x, self.lower, self.upper), -float(res.fun)
+        return np.asarray(best_x, dtype=float).copy()

@@ -1,0 +1,130 @@
+"""Kernel base class, sums and positive scaling.
+
+Notation (every kernel module):
+    X : (m, d) array of m points      Y : (m', d) array of m' points
+    k(X, Y) : (m, m') Gram matrix     k.diag(X) : (m,) vector of k(x_i, x_i)
+    theta : (p,) log-hyperparameters, used by type-II maximum likelihood fitting
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from kernelbandits._validation import FloatArray, as_points, check_positive
+
+
+class Kernel(ABC):
+    """A positive-definite kernel ``k(x, x')`` evaluated on whole arrays of points.
+
+    Subclasses implement :meth:`_gram`, :meth:`diag`, and the ``theta`` round trip. Kernels are
+    immutable: :meth:`with_theta` returns a new kernel.
+    """
+
+    #: number of input dimensions the kernel expects, or ``None`` if any
+    input_dim: int | None = None
+
+    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> FloatArray:
+        """Gram matrix ``k(X, Y)`` of shape ``(m, m')``; ``Y=None`` means ``Y = X``."""
+        Xa = as_points(X, "X", self.input_dim)
+        Ya = Xa if Y is None else as_points(Y, "Y", Xa.shape[1])
+        return self._gram(Xa, Ya)
+
+    @abstractmethod
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        """Gram matrix on validated arrays ``X (m, d)`` and ``Y (m', d)``."""
+
+    @abstractmethod
+    def diag(self, X: ArrayLike) -> FloatArray:
+        """``k(x_i, x_i)`` for every row of ``X``, shape ``(m,)``, without the full matrix."""
+
+    @property
+    @abstractmethod
+    def theta(self) -> FloatArray:
+        """Log-hyperparameters, shape ``(p,)``."""
+
+    @abstractmethod
+    def with_theta(self, theta: ArrayLike) -> Kernel:
+        """A copy of this kernel with log-hyperparameters ``theta``."""
+
+    @property
+    def theta_bounds(self) -> FloatArray:
+        """Bounds on ``theta`` for maximum-likelihood fitting, shape ``(p, 2)``."""
+        return np.tile([np.log(1e-3), np.log(1e3)], (self.theta.size, 1))
+
+    def __add__(self, other: Kernel) -> Kernel:
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        return Sum(self, other)
+
+    def __mul__(self, scale: float) -> Kernel:
+        if isinstance(scale, Kernel) or not isinstance(scale, int | float | np.floating):
+            return NotImplemented
+        return Scaled(self, float(scale))
+
+    __rmul__ = __mul__
+
+
+class Sum(Kernel):
+    """``k(x, x') = k1(x, x') + k2(x, x')``."""
+
+    def __init__(self, k1: Kernel, k2: Kernel) -> None:
+        self.k1, self.k2 = k1, k2
+        dims = {k.input_dim for k in (k1, k2) if k.input_dim is not None}
+        if len(dims) > 1:
+            raise ValueError(f"k1 and k2 expect different input dimensions {sorted(dims)}")
+        self.input_dim = dims.pop() if dims else None
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        return self.k1._gram(X, Y) + self.k2._gram(X, Y)
+
+    def diag(self, X: ArrayLike) -> FloatArray:
+        return self.k1.diag(X) + self.k2.diag(X)
+
+    @property
+    def theta(self) -> FloatArray:
+        return np.concatenate([self.k1.theta, self.k2.theta])
+
+    @property
+    def theta_bounds(self) -> FloatArray:
+        return np.vstack([self.k1.theta_bounds, self.k2.theta_bounds])
+
+    def with_theta(self, theta: ArrayLike) -> Kernel:
+        th = np.asarray(theta, dtype=float)
+        p1 = self.k1.theta.size
+        return Sum(self.k1.with_theta(th[:p1]), self.k2.with_theta(th[p1:]))
+
+    def __repr__(self) -> str:
+        return f"({self.k1!r} + {self.k2!r})"
+
+
+class Scaled(Kernel):
+    """``k(x, x') = c * k0(x, x')`` with ``c > 0``."""
+
+    def __init__(self, kernel: Kernel, scale: float) -> None:
+        self.kernel = kernel
+        self.scale = check_positive(scale, "scale")
+        self.input_dim = kernel.input_dim
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        return self.scale * self.kernel._gram(X, Y)
+
+    def diag(self, X: ArrayLike) -> FloatArray:
+        return self.scale * self.kernel.diag(X)
+
+    @property
+    def theta(self) -> FloatArray:
+        return np.concatenate([[np.log(self.scale)], self.kernel.theta])
+
+    @property
+    def theta_bounds(self) -> FloatArray:
+        return np.vstack([[np.log(1e-3), np.log(1e3)], self.kernel.theta_bounds])
+
+    def with_theta(self, theta: ArrayLike) -> Kernel:
+        th = np.asarray(theta, dtype=float)
+        return Scaled(self.kernel.with_theta(th[1:]), float(np.exp(th[0])))
+
+    def __repr__(self) -> str:
+        return f"{self.scale:g} * {self.kernel!r}"

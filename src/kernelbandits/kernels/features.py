@@ -1,0 +1,150 @@
+"""Finite feature-map kernels ``k(x, x') = variance * phi(x)^T phi(x')`` and the feature maps
+the papers use.
+
+Notation:
+    phi(X) : (m, p) feature matrix of m points with p features
+
+The lifelong paper (Schur et al. 2023, Sec. 6) builds its base kernels from single features
+``k_j(x, x') = phi_j(x) phi_j(x')``: 1-D cosines ``cos(j pi x)`` on [0, 1], 2-D products
+``cos(i pi x1) cos(j pi x2)``, and Legendre polynomials on [-1, 1]. Every such feature is bounded
+by 1 in absolute value on its domain, so each ``k_j <= 1``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numpy.polynomial import legendre
+from numpy.typing import ArrayLike
+
+from kernelbandits._validation import FloatArray, as_points, check_positive
+from kernelbandits.kernels.base import Kernel
+
+
+class FeatureMap:
+    """A named feature map ``X (m, d) -> phi(X) (m, p)``.
+
+    Wrap any callable with :class:`FeatureMap(fn, n_features, input_dim)`; the built-in maps
+    below subclass it.
+    """
+
+    def __init__(
+        self,
+        fn: Callable[[FloatArray], ArrayLike],
+        n_features: int,
+        input_dim: int | None = None,
+    ) -> None:
+        if int(n_features) < 1:
+            raise ValueError(f"n_features must be a positive integer; got {n_features!r}")
+        self._fn = fn
+        self.n_features = int(n_features)
+        self.input_dim = input_dim
+
+    def __call__(self, X: ArrayLike) -> FloatArray:
+        Xa = as_points(X, "X", self.input_dim)
+        Phi = np.asarray(self._fn(Xa), dtype=float)
+        if Phi.shape != (Xa.shape[0], self.n_features):
+            raise ValueError(
+                f"feature map returned shape {Phi.shape}; expected {(Xa.shape[0], self.n_features)}"
+            )
+        return Phi
+
+
+class CosineFeatures1D(FeatureMap):
+    """``phi_j(x) = cos(j pi x)`` for ``j = 1..n_features`` on [0, 1]."""
+
+    def __init__(self, n_features: int = 50) -> None:
+        freqs = np.pi * np.arange(1, int(n_features) + 1)
+        super().__init__(lambda X: np.cos(X[:, :1] * freqs), n_features, input_dim=1)
+
+
+class CosineFeatures2D(FeatureMap):
+    """``phi_ij(x) = cos(i pi x1) cos(j pi x2)``, ``i, j = 1..n_per_axis`` on [0, 1]^2.
+
+    Features are ordered row-major in ``(i, j)``: feature ``(i - 1) * n_per_axis + (j - 1)``.
+    """
+
+    def __init__(self, n_per_axis: int = 10) -> None:
+        freqs = np.pi * np.arange(1, int(n_per_axis) + 1)
+
+        def fn(X: FloatArray) -> FloatArray:
+            c1, c2 = np.cos(X[:, :1] * freqs), np.cos(X[:, 1:2] * freqs)
+            return (c1[:, :, None] * c2[:, None, :]).reshape(X.shape[0], -1)
+
+        super().__init__(fn, int(n_per_axis) ** 2, input_dim=2)
+
+
+class LegendreFeatures(FeatureMap):
+    """The first ``n_features`` Legendre polynomials ``P_0..P_{n-1}`` on [-1, 1] (|P_j| <= 1)."""
+
+    def __init__(self, n_features: int = 50) -> None:
+        n = int(n_features)
+        super().__init__(lambda X: legendre.legvander(X[:, 0], n - 1), n, input_dim=1)
+
+
+class FeatureKernel(Kernel):
+    """``k(x, x') = variance * phi(x)^T phi(x')`` for a finite feature map ``phi``."""
+
+    def __init__(self, feature_map: FeatureMap, variance: float = 1.0) -> None:
+        if not isinstance(feature_map, FeatureMap):
+            raise ValueError(
+                "feature_map must be a FeatureMap (wrap a callable with FeatureMap(fn, p))"
+            )
+        self.feature_map = feature_map
+        self.variance = check_positive(variance, "variance")
+        self.input_dim = feature_map.input_dim
+
+    def features(self, X: ArrayLike) -> FloatArray:
+        """Scaled features ``sqrt(variance) phi(X)``, shape ``(m, p)``, with ``k = F F^T``."""
+        return np.sqrt(self.variance) * self.feature_map(X)
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        return self.variance * (self.feature_map(X) @ self.feature_map(Y).T)
+
+    def diag(self, X: ArrayLike) -> FloatArray:
+        Phi = self.feature_map(X)
+        return self.variance * np.einsum("ij,ij->i", Phi, Phi)
+
+    @property
+    def theta(self) -> FloatArray:
+        return np.array([np.log(self.variance)])
+
+    def with_theta(self, theta: ArrayLike) -> FeatureKernel:
+        return FeatureKernel(self.feature_map, float(np.exp(np.asarray(theta, dtype=float)[0])))
+
+    def __repr__(self) -> str:
+        return f"FeatureKernel({type(self.feature_map).__name__}, p={self.feature_map.n_features})"
+
+
+class Linear(Kernel):
+    """Linear kernel ``k(x, x') = variance * x^T x' + bias``."""
+
+    def __init__(self, variance: float = 1.0, bias: float = 0.0) -> None:
+        self.variance = check_positive(variance, "variance")
+        if not np.isfinite(bias) or bias < 0:
+            raise ValueError(f"bias must be finite and non-negative; got {bias!r}")
+        self.bias = float(bias)
+
+    def features(self, X: ArrayLike) -> FloatArray:
+        """Explicit features with ``k = F F^T``: ``[sqrt(variance) x, sqrt(bias)]`` (bias if > 0)."""
+        Xa = as_points(X, "X")
+        F = np.sqrt(self.variance) * Xa
+        return np.hstack([F, np.full((Xa.shape[0], 1), np.sqrt(self.bias))]) if self.bias > 0 else F
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        return self.variance * (X @ Y.T) + self.bias
+
+    def diag(self, X: ArrayLike) -> FloatArray:
+        Xa = as_points(X, "X")
+        return self.variance * np.einsum("ij,ij->i", Xa, Xa) + self.bias
+
+    @property
+    def theta(self) -> FloatArray:
+        return np.array([np.log(self.variance)])
+
+    def with_theta(self, theta: ArrayLike) -> Linear:
+        return Linear(float(np.exp(np.asarray(theta, dtype=float)[0])), self.bias)
+
+    def __repr__(self) -> str:
+        return f"Linear(variance={self.variance:g}, bias={self.bias:g})"

@@ -1,0 +1,97 @@
+"""Stationary kernels: squared exponential (RBF) and Matern with nu in {1/2, 3/2, 5/2}.
+
+Both are ``variance * g(r)`` with ``r = ||(x - x') / lengthscale||``; the lengthscale is a
+scalar or one value per input dimension (automatic relevance determination).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.spatial.distance import cdist
+
+from kernelbandits._validation import FloatArray, as_points, check_positive
+from kernelbandits.kernels.base import Kernel
+
+
+class _Stationary(Kernel):
+    def __init__(self, lengthscale: ArrayLike = 1.0, variance: float = 1.0) -> None:
+        ls = np.atleast_1d(np.asarray(lengthscale, dtype=float))
+        if ls.ndim != 1 or ls.size == 0 or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
+            raise ValueError(
+                f"lengthscale must be positive (scalar or one per dimension); got {lengthscale!r}"
+            )
+        self.lengthscale = ls
+        self.variance = check_positive(variance, "variance")
+        self.input_dim = ls.size if ls.size > 1 else None
+
+    def _scaled_sqdist(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        """Squared distances ``r^2`` after dividing each coordinate by its lengthscale."""
+        return cdist(X / self.lengthscale, Y / self.lengthscale, "sqeuclidean")
+
+    def diag(self, X: ArrayLike) -> FloatArray:
+        Xa = as_points(X, "X", self.input_dim)
+        return np.full(Xa.shape[0], self.variance)
+
+    @property
+    def theta(self) -> FloatArray:
+        return np.log(np.concatenate([self.lengthscale, [self.variance]]))
+
+    def _params_from_theta(self, theta: ArrayLike) -> tuple[FloatArray, float]:
+        th = np.exp(np.asarray(theta, dtype=float))
+        if th.size != self.lengthscale.size + 1:
+            raise ValueError(f"theta must have {self.lengthscale.size + 1} entries; got {th.size}")
+        return th[:-1], float(th[-1])
+
+
+class RBF(_Stationary):
+    """Squared exponential kernel ``variance * exp(-r^2 / 2)``."""
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        return self.variance * np.exp(-0.5 * self._scaled_sqdist(X, Y))
+
+    def with_theta(self, theta: ArrayLike) -> RBF:
+        ls, var = self._params_from_theta(theta)
+        return RBF(ls, var)
+
+    def __repr__(self) -> str:
+        return f"RBF(lengthscale={_fmt(self.lengthscale)}, variance={self.variance:g})"
+
+
+class Matern(_Stationary):
+    """Matern kernel with smoothness ``nu`` in {0.5, 1.5, 2.5} (closed forms, no Bessel calls).
+
+    nu = 1/2: ``v exp(-r)``; nu = 3/2: ``v (1 + sqrt3 r) exp(-sqrt3 r)``;
+    nu = 5/2: ``v (1 + sqrt5 r + 5 r^2 / 3) exp(-sqrt5 r)``.
+    """
+
+    def __init__(
+        self, lengthscale: ArrayLike = 1.0, variance: float = 1.0, nu: float = 2.5
+    ) -> None:
+        if nu not in (0.5, 1.5, 2.5):
+            raise ValueError(f"nu must be one of 0.5, 1.5, 2.5; got {nu!r}")
+        super().__init__(lengthscale, variance)
+        self.nu = float(nu)
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        r = np.sqrt(self._scaled_sqdist(X, Y))
+        if self.nu == 0.5:
+            g = np.exp(-r)
+        elif self.nu == 1.5:
+            s = np.sqrt(3.0) * r
+            g = (1.0 + s) * np.exp(-s)
+        else:
+            s = np.sqrt(5.0) * r
+            g = (1.0 + s + s * s / 3.0) * np.exp(-s)
+        return self.variance * g
+
+    def with_theta(self, theta: ArrayLike) -> Matern:
+        ls, var = self._params_from_theta(theta)
+        return Matern(ls, var, self.nu)
+
+    def __repr__(self) -> str:
+        return f"Matern(lengthscale={_fmt(self.lengthscale)}, variance={self.variance:g}, nu={self.nu})"
+
+
+def _fmt(ls: FloatArray) -> str:
+    return f"{ls[0]:g}" if ls.size == 1 else "[" + ", ".join(f"{v:g}" for v in ls) + "]"

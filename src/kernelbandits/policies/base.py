@@ -1,0 +1,90 @@
+"""The ask/tell protocol every policy follows.
+
+A policy proposes a point with :meth:`Policy.ask` and learns from an observation with
+:meth:`Policy.tell`. ``tell`` validates its input *before* touching any state, so a bad
+observation (NaN, a point outside the domain, a wrong shape) raises ``ValueError`` and leaves
+the data already collected unchanged. Policies maximise.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from kernelbandits._random import SeedLike, as_generator
+from kernelbandits._validation import FloatArray, as_finite_scalar
+from kernelbandits.domains import Domain
+
+
+class Policy(ABC):
+    """Base class: a seeded, sequential decision maker on a :class:`~kernelbandits.domains.Domain`.
+
+    Subclasses implement :meth:`_propose` (return a point of the domain, shape ``(d,)``) and
+    :meth:`_update` (absorb one validated observation). Both must be deterministic given
+    ``self.rng``.
+    """
+
+    #: short display name used in tables and plots
+    name: str = "policy"
+
+    def __init__(self, domain: Domain, seed: SeedLike = None) -> None:
+        if not isinstance(domain, Domain):
+            raise ValueError(f"domain must be a Grid or a Box; got {type(domain).__name__}")
+        self.domain = domain
+        self.rng = as_generator(seed)
+        self._X: list[FloatArray] = []
+        self._y: list[float] = []
+
+    # -- the protocol -------------------------------------------------------------------------
+    def ask(self) -> FloatArray:
+        """Next point to evaluate, shape ``(d,)``."""
+        return np.asarray(self._propose(), dtype=float).reshape(self.domain.dim)
+
+    def tell(self, x: ArrayLike, y: float) -> None:
+        """Record the observation ``y`` at ``x``; ``ValueError`` on bad input, state unchanged."""
+        xv = self.domain.validate(x, "x")
+        yv = as_finite_scalar(y, "y")
+        self._update(xv, yv)
+        self._X.append(xv)
+        self._y.append(yv)
+
+    # -- data ---------------------------------------------------------------------------------
+    @property
+    def n_observations(self) -> int:
+        return len(self._y)
+
+    @property
+    def X_observed(self) -> FloatArray:
+        """Observed points, shape ``(t, d)``."""
+        return np.array(self._X, dtype=float).reshape(-1, self.domain.dim)
+
+    @property
+    def y_observed(self) -> FloatArray:
+        """Observed values, shape ``(t,)``."""
+        return np.array(self._y, dtype=float)
+
+    # -- to implement -------------------------------------------------------------------------
+    @abstractmethod
+    def _propose(self) -> ArrayLike:
+        """Return the next point (shape ``(d,)``) inside ``self.domain``."""
+
+    @abstractmethod
+    def _update(self, x: FloatArray, y: float) -> None:
+        """Absorb a validated observation; must raise before mutating anything on failure."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(domain={self.domain!r}, t={self.n_observations})"
+
+
+class RandomPolicy(Policy):
+    """Uniformly random actions on the domain: the reference every learner must beat."""
+
+    name = "Random"
+
+    def _propose(self) -> FloatArray:
+        return self.domain.sample(1, self.rng)[0]
+
+    def _update(self, x: FloatArray, y: float) -> None:
+        del x, y  # a random policy learns nothing

@@ -1,0 +1,111 @@
+"""Problems are data: a domain, a true function, a noise level and a known optimum.
+
+Regret is always measured against the declared optimum, and every problem keeps the noise-free
+function (:meth:`Problem.f`) apart from its noisy evaluation (:meth:`Problem.evaluate`).
+Problems are *maximised*; classic minimisation benchmarks are negated.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from kernelbandits._validation import FloatArray, as_points, check_nonnegative
+from kernelbandits.domains import Box, Domain, Grid
+
+
+class Problem(ABC):
+    """A black-box maximisation problem with a known optimum.
+
+    Attributes
+    ----------
+    domain : the set of allowed points (a Grid or a Box).
+    noise_std : standard deviation of the Gaussian observation noise.
+    optimum_value : ``max_x f(x)``.
+    optimizer : a maximiser, shape ``(d,)``.
+    """
+
+    name: str = "problem"
+    domain: Domain
+    noise_std: float
+
+    @abstractmethod
+    def f(self, X: ArrayLike) -> FloatArray:
+        """Noise-free values on the rows of ``X (m, d)``, shape ``(m,)``."""
+
+    @property
+    @abstractmethod
+    def optimum_value(self) -> float:
+        """The maximum of ``f`` over the domain."""
+
+    @property
+    @abstractmethod
+    def optimizer(self) -> FloatArray:
+        """A maximiser of ``f``, shape ``(d,)``."""
+
+    def evaluate(self, x: ArrayLike, rng: np.random.Generator) -> float:
+        """One noisy observation ``f(x) + noise_std * N(0, 1)``; ``x`` must lie in the domain."""
+        xv = self.domain.validate(x, "x")
+        return float(self.f(xv[None, :])[0] + self.noise_std * rng.standard_normal())
+
+    def regret(self, X: ArrayLike) -> FloatArray:
+        """Instantaneous regret ``f(x*) - f(x)`` for each row of ``X``, shape ``(m,)``."""
+        return self.optimum_value - self.f(X)
+
+
+class FunctionProblem(Problem):
+    """Wrap any vectorised callable ``f: (m, d) -> (m,)`` as a problem.
+
+    On a :class:`Grid` the optimum is computed exactly by evaluating every point. On a
+    :class:`Box` pass ``optimum_value`` and ``optimizer`` when they are known; otherwise they
+    are estimated once by the box's own maximiser on a dense Sobol set (stated in
+    ``optimum_is_exact``).
+    """
+
+    def __init__(
+        self,
+        f: Callable[[FloatArray], ArrayLike],
+        domain: Domain,
+        noise_std: float = 0.0,
+        optimum_value: float | None = None,
+        optimizer: ArrayLike | None = None,
+        name: str = "function",
+    ) -> None:
+        self._f = f
+        self.domain = domain
+        self.noise_std = check_nonnegative(noise_std, "noise_std")
+        self.name = name
+        if isinstance(domain, Grid):
+            values = self.f(domain.points)
+            j = int(np.argmax(values))
+            self._opt_x, self._opt_v = domain.points[j].copy(), float(values[j])
+            self.optimum_is_exact = True
+        elif optimum_value is not None and optimizer is not None:
+            self._opt_x = domain.validate(optimizer, "optimizer")
+            self._opt_v = float(optimum_value)
+            self.optimum_is_exact = True
+        elif isinstance(domain, Box):
+            dense = Box(domain.lower, domain.upper, n_candidates=2**14, n_refine=8)
+            self._opt_x = dense.maximize(self.f, np.random.default_rng(0))
+            self._opt_v = float(self.f(self._opt_x[None, :])[0])
+            self.optimum_is_exact = False
+        else:
+            raise ValueError("domain must be a Grid or a Box")
+
+    def f(self, X: ArrayLike) -> FloatArray:
+        Xa = as_points(X, "X", self.domain.dim)
+        values = np.asarray(self._f(Xa), dtype=float).reshape(-1)
+        if values.shape != (Xa.shape[0],):
+            raise ValueError(f"f returned shape {values.shape}; expected ({Xa.shape[0]},)")
+        return values
+
+    @property
+    def optimum_value(self) -> float:
+        return self._opt_v
+
+    @property
+    def optimizer(self) -> FloatArray:
+        return self._opt_x.copy()

@@ -1,0 +1,331 @@
+"""The exact GP / kernel-ridge posterior, grown one observation at a time.
+
+Notation (Rasmussen & Williams 2006, Alg. 2.1; shared notes section 0):
+    t            number of observations
+    X_t (t, d)   observed points;  y_t (t,) observed values;  lam (t,) noise variances
+    K_t (t, t)   k(X_t, X_t);      L (t, t) lower Cholesky factor of K_t + diag(lam)
+    z (t,)       L^{-1} y_t
+    k_t(x) (t,)  k(X_t, x)
+    mean         mu_t(x)      = k_t(x)^T (K_t + diag lam)^{-1} y_t = (L^{-1} k_t(x))^T z
+    variance     sigma_t^2(x) = k(x, x) - ||L^{-1} k_t(x)||^2
+
+A homoscedastic ``lam_i = noise_var`` gives the usual GP (and kernel ridge with regulariser
+``noise_var``); per-observation ``lam_i`` gives the heteroscedastic / weighted posterior of the
+quantum paper (Dai et al. 2023, eq. 3, with ``lam_i = lam * eps_i^2``).
+
+Adding an observation extends ``L`` by one row in O(t^2) (one triangular solve) — or in O(t)
+when the point belongs to a tracked candidate set, whose cached ``L^{-1} k_t(X_cand)`` already
+holds the new row (see :class:`CandidatePosterior`). Nothing is ever re-factorised.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.linalg import cho_solve, cholesky, solve_triangular
+
+from kernelbandits._random import SeedLike, as_generator
+from kernelbandits._validation import (
+    FloatArray,
+    as_finite_scalar,
+    as_finite_vector,
+    as_point,
+    as_points,
+    check_positive,
+)
+from kernelbandits.kernels import Kernel
+
+_INITIAL_CAPACITY = 64
+
+
+class GPPosterior:
+    """Exact GP posterior with zero prior mean and per-observation Gaussian noise.
+
+    Parameters
+    ----------
+    kernel : the prior covariance ``k``.
+    noise_var : default noise variance ``lam`` (the kernel-ridge regulariser), > 0.
+    input_dim : dimension ``d``; inferred from the kernel or the first observation if omitted.
+    """
+
+    def __init__(
+        self, kernel: Kernel, noise_var: float = 1.0, input_dim: int | None = None
+    ) -> None:
+        if not isinstance(kernel, Kernel):
+            raise ValueError(f"kernel must be a kernelbandits Kernel; got {type(kernel).__name__}")
+        self.kernel = kernel
+        self.noise_var = check_positive(noise_var, "noise_var")
+        self.input_dim = input_dim if input_dim is not None else kernel.input_dim
+        self._t = 0
+        self._cap = 0
+        self._L = np.zeros((0, 0))
+        self._X = np.zeros((0, self.input_dim or 0))
+        self._y = np.zeros(0)
+        self._lam = np.zeros(0)
+        self._z = np.zeros(0)
+        self._log_diag_sum = 0.0  # sum_s log L_ss, for the information gain
+        self._trackers: list[CandidatePosterior] = []
+
+    # -- data ----------------------------------------------------------------------------------
+    @property
+    def n_observations(self) -> int:
+        return self._t
+
+    @property
+    def X(self) -> FloatArray:
+        """Observed points, shape ``(t, d)`` (a copy)."""
+        return self._X[: self._t].copy()
+
+    @property
+    def y(self) -> FloatArray:
+        """Observed values, shape ``(t,)`` (a copy)."""
+        return self._y[: self._t].copy()
+
+    @property
+    def noise(self) -> FloatArray:
+        """Per-observation noise variances ``lam``, shape ``(t,)`` (a copy)."""
+        return self._lam[: self._t].copy()
+
+    @property
+    def cholesky_factor(self) -> FloatArray:
+        """``L``, shape ``(t, t)``, lower triangular with ``L L^T = K_t + diag(lam)``."""
+        return self._L[: self._t, : self._t].copy()
+
+    @property
+    def info_gain(self) -> float:
+        """``gamma_t = 1/2 log det(I + diag(lam)^{-1/2} K_t diag(lam)^{-1/2})``.
+
+        Accumulated as ``sum_s 1/2 log(1 + sigma_{s-1}^2(x_s) / lam_s)``: each term is
+        ``log L_ss - 1/2 log lam_s`` because ``L_ss^2 = sigma_{s-1}^2(x_s) + lam_s``.
+        """
+        return self._log_diag_sum - 0.5 * float(np.sum(np.log(self._lam[: self._t])))
+
+    # -- updates -------------------------------------------------------------------------------
+    def add(self, x: ArrayLike, y: float, noise_var: float | None = None) -> float:
+        """Add one observation; return ``sigma_{t-1}^2(x)``, the variance at ``x`` before it.
+
+        Validates everything before changing state: on ``ValueError`` the posterior is unchanged.
+        """
+        xv = as_point(x, self._dim_for(x), "x")
+        yv = as_finite_scalar(y, "y")
+        lam = self.noise_var if noise_var is None else check_positive(noise_var, "noise_var")
+        t = self._t
+        row = self._new_row(xv)  # L^{-1} k_t(x), shape (t,)
+        prior_var = float(self.kernel.diag(xv[None, :])[0])
+        var_before = max(prior_var - float(row @ row), 0.0)  # sigma_{t-1}^2(x) >= 0
+        l_tt = np.sqrt(var_before + lam)
+        z_t = (yv - float(row @ self._z[:t])) / l_tt  # forward substitution, last row
+        self._reserve(t + 1)
+        self._L[t, :t], self._L[t, t] = row, l_tt
+        self._X[t], self._y[t], self._lam[t], self._z[t] = xv, yv, lam, z_t
+        self._log_diag_sum += float(np.log(l_tt))
+        for tracker in self._trackers:
+            tracker._extend(xv[None, :], row[:, None], np.array([[l_tt]]), np.array([z_t]))
+        self._t = t + 1
+        return var_before
+
+    def add_batch(
+        self, X: ArrayLike, y: ArrayLike, noise_var: ArrayLike | float | None = None
+    ) -> None:
+        """Add ``n`` observations at once by a block Cholesky extension.
+
+        ``X (n, d)``, ``y (n,)``, ``noise_var`` a scalar or ``(n,)``. Equivalent to ``n`` calls of
+        :meth:`add`, in O(n t^2 + n^2 t + n^3).
+        """
+        Xn = as_points(X, "X", self.input_dim)
+        n = Xn.shape[0]
+        yn = as_finite_vector(y, n, "y")
+        lam = (
+            np.full(n, self.noise_var)
+            if noise_var is None
+            else np.broadcast_to(np.asarray(noise_var, dtype=float), (n,)).copy()
+        )
+        if not np.all(np.isfinite(lam)) or np.any(lam <= 0):
+            raise ValueError("noise_var must be finite and positive")
+        if n == 0:
+            return
+        self.input_dim = Xn.shape[1]
+        t = self._t
+        L21t = self._solve_L(self.kernel(self._X[:t], Xn)) if t else np.zeros((0, n))  # (t, n)
+        S = self.kernel(Xn) + np.diag(lam) - L21t.T @ L21t  # Schur complement (n, n)
+        L22 = cholesky(S, lower=True)
+        z2 = solve_triangular(L22, yn - L21t.T @ self._z[:t], lower=True)
+        self._reserve(t + n)
+        self._L[t : t + n, :t], self._L[t : t + n, t : t + n] = L21t.T, L22
+        self._X[t : t + n], self._y[t : t + n], self._lam[t : t + n] = Xn, yn, lam
+        self._z[t : t + n] = z2
+        self._log_diag_sum += float(np.sum(np.log(np.diag(L22))))
+        for tracker in self._trackers:
+            tracker._extend(Xn, L21t, L22, z2)
+        self._t = t + n
+
+    # -- predictions ---------------------------------------------------------------------------
+    def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """Posterior mean and variance at ``X (m, d)``; both of shape ``(m,)``."""
+        Xa = as_points(X, "X", self.input_dim)
+        kdiag = self.kernel.diag(Xa)
+        if self._t == 0:
+            return np.zeros(Xa.shape[0]), kdiag
+        V = self._solve_L(self.kernel(self._X[: self._t], Xa))  # (t, m)
+        return V.T @ self._z[: self._t], np.maximum(kdiag - np.einsum("ij,ij->j", V, V), 0.0)
+
+    def mean(self, X: ArrayLike) -> FloatArray:
+        """Posterior mean ``mu_t(X)``, shape ``(m,)``."""
+        return self.predict(X)[0]
+
+    def var(self, X: ArrayLike) -> FloatArray:
+        """Posterior variance ``sigma_t^2(X)``, shape ``(m,)``."""
+        return self.predict(X)[1]
+
+    def cov(self, X: ArrayLike) -> FloatArray:
+        """Posterior covariance ``k(X, X) - V^T V``, shape ``(m, m)``."""
+        Xa = as_points(X, "X", self.input_dim)
+        prior = self.kernel(Xa)
+        if self._t == 0:
+            return prior
+        V = self._solve_L(self.kernel(self._X[: self._t], Xa))
+        return prior - V.T @ V
+
+    def sample(self, X: ArrayLike, n_samples: int = 1, seed: SeedLike = None) -> FloatArray:
+        """Joint posterior samples of ``f`` at ``X (m, d)``, shape ``(n_samples, m)``."""
+        Xa = as_points(X, "X", self.input_dim)
+        return sample_gaussian(self.mean(Xa), self.cov(Xa), n_samples, as_generator(seed))
+
+    def alpha(self) -> FloatArray:
+        """``(K_t + diag lam)^{-1} y_t``, shape ``(t,)``: ``mu_t(x) = k_t(x)^T alpha``."""
+        t = self._t
+        return cho_solve((self._L[:t, :t], True), self._y[:t]) if t else np.zeros(0)
+
+    def track(self, candidates: ArrayLike) -> CandidatePosterior:
+        """Keep the posterior on a fixed candidate set up to date in O(m t) per observation."""
+        tracker = CandidatePosterior(self, as_points(candidates, "candidates", self.input_dim))
+        self._trackers.append(tracker)
+        return tracker
+
+    # -- internals -----------------------------------------------------------------------------
+    def _dim_for(self, x: ArrayLike) -> int:
+        if self.input_dim is None:
+            self.input_dim = int(np.size(x))
+        return self.input_dim
+
+    def _solve_L(self, B: FloatArray) -> FloatArray:
+        """``L^{-1} B`` for ``B (t, m)``."""
+        t = self._t
+        return solve_triangular(self._L[:t, :t], B, lower=True, check_finite=False)
+
+    def _new_row(self, x: FloatArray) -> FloatArray:
+        """``L^{-1} k_t(x)``: read from a tracker that holds ``x`` (O(t)), else solved (O(t^2))."""
+        if self._t == 0:
+            return np.zeros(0)
+        for tracker in self._trackers:
+            j = tracker.lookup(x)
+            if j is not None:
+                return tracker.column(j)
+        return self._solve_L(self.kernel(self._X[: self._t], x[None, :]))[:, 0]
+
+    def _reserve(self, size: int) -> None:
+        """Grow the buffers geometrically so that appending is amortised O(1) copies."""
+        if size <= self._cap:
+            return
+        cap = max(_INITIAL_CAPACITY, 2 * self._cap, size)
+        t, d = self._t, self.input_dim or 0
+        L = np.zeros((cap, cap))
+        L[:t, :t] = self._L[:t, :t]
+        X = np.zeros((cap, d))
+        if t:
+            X[:t] = self._X[:t]
+        self._L, self._X = L, X
+        self._y, self._lam, self._z = (np.resize(a[:t], cap) for a in (self._y, self._lam, self._z))
+        self._cap = cap
+        for tracker in self._trackers:
+            tracker._reserve(cap)
+
+
+class CandidatePosterior:
+    """Posterior on a fixed candidate set ``X_c (m, d)``, maintained incrementally.
+
+    Keeps ``V = L^{-1} k(X_t, X_c)`` of shape ``(t, m)``; a new observation appends one row
+    ``v = (k(x_t, X_c) - l^T V) / L_tt`` (O(m t)), then ``mean += v z_t`` and ``var -= v^2``
+    (O(m)). Created by :meth:`GPPosterior.track`.
+    """
+
+    def __init__(self, posterior: GPPosterior, candidates: FloatArray) -> None:
+        self._post = posterior
+        self.X = candidates
+        self.X.setflags(write=False)
+        self._kdiag = posterior.kernel.diag(candidates)
+        self._index = {row.tobytes(): j for j, row in enumerate(candidates)}
+        t, m = posterior.n_observations, candidates.shape[0]
+        self._V = np.zeros((max(posterior._cap, t), m))
+        if t:
+            self._V[:t] = posterior._solve_L(posterior.kernel(posterior._X[:t], candidates))
+        self._mean = self._V[:t].T @ posterior._z[:t]
+        self._var = self._kdiag - np.einsum("ij,ij->j", self._V[:t], self._V[:t])
+
+    @property
+    def mean(self) -> FloatArray:
+        """``mu_t(X_c)``, shape ``(m,)``."""
+        return self._mean.copy()
+
+    @property
+    def var(self) -> FloatArray:
+        """``sigma_t^2(X_c)``, shape ``(m,)``, clipped at 0 against round-off."""
+        return np.maximum(self._var, 0.0)
+
+    def lookup(self, x: FloatArray) -> int | None:
+        """Index of ``x`` among the candidates (exact match), or ``None``."""
+        return self._index.get(np.asarray(x, dtype=float).tobytes())
+
+    def column(self, j: int) -> FloatArray:
+        """``L^{-1} k_t(x_j)``, shape ``(t,)``."""
+        return self._V[: self._post.n_observations, j].copy()
+
+    def cov(self, idx: ArrayLike | None = None) -> FloatArray:
+        """Posterior covariance on the candidates (or the subset ``idx``), shape ``(m', m')``."""
+        sel = slice(None) if idx is None else np.asarray(idx)
+        Xs, Vs = self.X[sel], self._V[: self._post.n_observations][:, sel]
+        return self._post.kernel(Xs) - Vs.T @ Vs
+
+    def sample(
+        self, n_samples: int, rng: np.random.Generator, idx: ArrayLike | None = None
+    ) -> FloatArray:
+        """Joint posterior samples on the candidates (or subset ``idx``), ``(n_samples, m')``."""
+        sel = slice(None) if idx is None else np.asarray(idx)
+        return sample_gaussian(self._mean[sel], self.cov(idx), n_samples, rng)
+
+    def _reserve(self, cap: int) -> None:
+        if cap > self._V.shape[0]:
+            V = np.zeros((cap, self._V.shape[1]))
+            V[: self._V.shape[0]] = self._V
+            self._V = V
+
+    def _extend(self, Xn: FloatArray, L21t: FloatArray, L22: FloatArray, z2: FloatArray) -> None:
+        """Append the rows of ``V`` for ``n`` new points (block forward substitution)."""
+        t, n = self._post.n_observations, Xn.shape[0]
+        self._reserve(t + n)
+        rhs = self._post.kernel(Xn, self.X) - L21t.T @ self._V[:t]  # (n, m)
+        Vn = rhs / L22[0, 0] if n == 1 else solve_triangular(L22, rhs, lower=True)
+        self._V[t : t + n] = Vn
+        self._mean += Vn.T @ z2
+        self._var -= np.einsum("ij,ij->j", Vn, Vn)
+
+
+def sample_gaussian(
+    mean: FloatArray, cov: FloatArray, n_samples: int, rng: np.random.Generator
+) -> FloatArray:
+    """Draws from ``N(mean, cov)`` for a PSD ``cov`` (eigen-decomposition, robust to rank loss).
+
+    Returns shape ``(n_samples, m)``.
+    """
+    w, U = np.linalg.eigh(0.5 * (cov + cov.T))
+    root = U * np.sqrt(np.clip(w, 0.0, None))
+    return mean + rng.standard_normal((int(n_samples), mean.size)) @ root.T
+
+
+def information_gain(kernel: Kernel, X: ArrayLike, noise_var: ArrayLike | float) -> float:
+    """Batch ``gamma = 1/2 log det(I + Lam^{-1/2} K Lam^{-1/2})`` for ``X (t, d)`` (by slogdet)."""
+    Xa = as_points(X, "X", kernel.input_dim)
+    lam = np.broadcast_to(np.asarray(noise_var, dtype=float), (Xa.shape[0],))
+    s = 1.0 / np.sqrt(lam)
+    _, logdet = np.linalg.slogdet(np.eye(Xa.shape[0]) + s[:, None] * kernel(Xa) * s[None, :])
+    return 0.5 * float(logdet)

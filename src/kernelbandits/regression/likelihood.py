@@ -1,0 +1,82 @@
+"""Type-II maximum likelihood for the kernel hyperparameters (Rasmussen & Williams, eq. 2.30).
+
+    log p(y | X, theta) = -1/2 y^T (K + lam I)^{-1} y - sum_i log L_ii - t/2 log(2 pi)
+
+optimised over the log-hyperparameters ``theta`` of the kernel (and optionally ``log lam``) by
+L-BFGS-B from the current value plus a few random restarts inside the bounds. Bandit policies
+use fixed, user-set hyperparameters by default; fitting is opt-in because refitting changes the
+kernel and therefore forces one full re-factorisation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.linalg import LinAlgError, cho_solve, cholesky
+from scipy.optimize import minimize
+
+from kernelbandits._random import SeedLike, as_generator
+from kernelbandits._validation import FloatArray, as_finite_vector, as_points, check_positive
+from kernelbandits.kernels import Kernel
+
+_NOISE_BOUNDS = (np.log(1e-6), np.log(10.0))
+
+
+def log_marginal_likelihood(kernel: Kernel, X: ArrayLike, y: ArrayLike, noise_var: float) -> float:
+    """``log p(y | X)`` under ``GP(0, k)`` with noise variance ``noise_var``; ``X (t, d)``, ``y (t,)``."""
+    Xa = as_points(X, "X", kernel.input_dim)
+    ya = as_finite_vector(y, Xa.shape[0], "y")
+    lam = check_positive(noise_var, "noise_var")
+    try:
+        L = cholesky(kernel(Xa) + lam * np.eye(Xa.shape[0]), lower=True)
+    except LinAlgError:
+        return -np.inf
+    alpha = cho_solve((L, True), ya)
+    return float(-0.5 * ya @ alpha - np.sum(np.log(np.diag(L))) - 0.5 * ya.size * np.log(2 * np.pi))
+
+
+def fit_hyperparameters(
+    kernel: Kernel,
+    X: ArrayLike,
+    y: ArrayLike,
+    noise_var: float,
+    fit_noise: bool = False,
+    n_restarts: int = 2,
+    seed: SeedLike = None,
+) -> tuple[Kernel, float]:
+    """Maximise the log marginal likelihood; return the fitted ``(kernel, noise_var)``.
+
+    Parameters
+    ----------
+    kernel : starting kernel; its ``theta_bounds`` bound the search.
+    X, y : data, shapes ``(t, d)`` and ``(t,)``.
+    noise_var : starting (or fixed, if ``fit_noise`` is False) noise variance.
+    n_restarts : extra starts drawn uniformly in the log-bounds.
+    """
+    Xa = as_points(X, "X", kernel.input_dim)
+    ya = as_finite_vector(y, Xa.shape[0], "y")
+    lam0 = check_positive(noise_var, "noise_var")
+    bounds = kernel.theta_bounds
+    x0 = kernel.theta
+    if fit_noise:
+        bounds = np.vstack([bounds, _NOISE_BOUNDS])
+        x0 = np.append(x0, np.log(lam0))
+
+    def unpack(params: FloatArray) -> tuple[Kernel, float]:
+        if fit_noise:
+            return kernel.with_theta(params[:-1]), float(np.exp(params[-1]))
+        return kernel.with_theta(params), lam0
+
+    def objective(params: FloatArray) -> float:
+        k, lam = unpack(params)
+        value = log_marginal_likelihood(k, Xa, ya, lam)
+        return -value if np.isfinite(value) else 1e25
+
+    rng = as_generator(seed)
+    starts = [np.clip(x0, bounds[:, 0], bounds[:, 1])]
+    starts += [rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(int(n_restarts))]
+    best = min(
+        (minimize(objective, s, method="L-BFGS-B", bounds=bounds) for s in starts),
+        key=lambda res: float(res.fun),
+    )
+    return unpack(np.asarray(best.x, dtype=float))

@@ -1,0 +1,29 @@
+"""Every policy of the package, built on a given domain: the contract suite runs all of them.
+
+Later policies add a factory here and so inherit every contract test.
+"""
+
+from collections.abc import Callable
+
+from kernelbandits.domains import Domain
+from kernelbandits.kernels import RBF
+from kernelbandits.policies import GPEI, GPPI, GPTS, GPUCB, Policy, RandomPolicy
+
+Factory = Callable[[Domain, int], Policy]
+
+
+def _kernel(domain: Domain) -> RBF:
+    return RBF(0.2)
+
+
+POLICY_FACTORIES: dict[str, Factory] = {
+    "random": lambda dom, seed: RandomPolicy(dom, seed=seed),
+    "gp-ucb": lambda dom, seed: GPUCB(dom, _kernel(dom), noise_var=0.01, seed=seed),
+    "gp-ucb-const": lambda dom, seed: GPUCB(dom, _kernel(dom), noise_var=0.01, beta=2.0, seed=seed),
+    "gp-ei": lambda dom, seed: GPEI(dom, _kernel(dom), noise_var=0.01, seed=seed),
+    "gp-pi": lambda dom, seed: GPPI(dom, _kernel(dom), noise_var=0.01, xi=0.01, seed=seed),
+    "gp-ts": lambda dom, seed: GPTS(dom, _kernel(dom), noise_var=0.01, seed=seed, n_candidates=128),
+    "gp-ucb-ml": lambda dom, seed: GPUCB(
+        dom, _kernel(dom), noise_var=0.01, seed=seed, fit_hyperparameters=True, refit_every=4
+    ),
+}

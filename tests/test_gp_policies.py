@@ -1,0 +1,117 @@
+"""GP-UCB, GP-EI, GP-PI, GP-TS: scores against closed forms / Monte Carlo, and regret."""
+
+import numpy as np
+import pytest
+
+from kernelbandits import Grid
+from kernelbandits.kernels import RBF
+from kernelbandits.policies import (
+    GPEI,
+    GPPI,
+    GPTS,
+    GPUCB,
+    ConstantBeta,
+    IGPUCBBeta,
+    RandomPolicy,
+    SrinivasBeta,
+)
+
+
+def gp_draw(grid, kernel, seed):
+    K = kernel(grid.points) + 1e-10 * np.eye(len(grid))
+    return np.linalg.cholesky(K) @ np.random.default_rng(seed).standard_normal(len(grid))
+
+
+def cumulative_regret(policy, grid, f, T, seed):
+    noise = np.random.default_rng(seed)
+    regret = np.empty(T)
+    for t in range(T):
+        j = grid.index(policy.ask())
+        policy.tell(grid.points[j], f[j] + 0.1 * noise.standard_normal())
+        regret[t] = f.max() - f[j]
+    return np.cumsum(regret)
+
+
+def test_gp_ucb_regret_on_a_gp_sample():
+    """Issue check: time-averaged regret falls; at T = 300 below 10% of uniform random."""
+    grid, kernel = Grid.linspace(0, 1, 200), RBF(0.1)
+    ucb, rnd = [], []
+    for seed in range(3):
+        f = gp_draw(grid, kernel, seed)
+        ucb.append(cumulative_regret(GPUCB(grid, kernel, 0.01, seed=seed), grid, f, 300, seed))
+        rnd.append(cumulative_regret(RandomPolicy(grid, seed=seed), grid, f, 300, seed))
+    ucb_avg = np.mean(ucb, axis=0) / np.arange(1, 301)
+    assert ucb_avg[299] < ucb_avg[149] < ucb_avg[49] < ucb_avg[9]
+    assert np.mean(ucb, axis=0)[-1] < 0.1 * np.mean(rnd, axis=0)[-1]
+
+
+def test_beta_schedules_closed_forms():
+    assert ConstantBeta(1.5).width(7, 3.0, 10) == 1.5
+    igp = IGPUCBBeta(B=2.0, R=0.5, delta=0.05)
+    assert igp.width(1, 4.0, None) == pytest.approx(2.0 + 0.5 * np.sqrt(2 * (4.0 + 1 + np.log(20))))
+    sri = SrinivasBeta(delta=0.1)
+    assert sri.width(3, 0.0, 100) == pytest.approx(np.sqrt(2 * np.log(100 * 9 * np.pi**2 / 0.6)))
+    with pytest.raises(ValueError, match="finite domain"):
+        sri.width(3, 0.0, None)
+    with pytest.raises(ValueError, match="delta"):
+        IGPUCBBeta(delta=1.5)
+
+
+def test_gp_ucb_width_uses_the_information_gain_so_far():
+    grid, kernel = Grid.linspace(0, 1, 50), RBF(0.2)
+    policy = GPUCB(grid, kernel, noise_var=0.04, beta=IGPUCBBeta(B=1.0, R=0.2, delta=0.1))
+    for x in grid.points[::10]:
+        policy.tell(x, 0.3)
+    gamma = 0.5 * np.linalg.slogdet(np.eye(5) + kernel(grid.points[::10]) / 0.04)[1]
+    assert policy.width() == pytest.approx(1.0 + 0.2 * np.sqrt(2 * (gamma + 1 + np.log(10))))
+
+
+def _fitted(policy_cls, **kw):
+    grid = Grid.linspace(0, 1, 30)
+    policy = policy_cls(grid, RBF(0.3), noise_var=0.05, seed=0, **kw)
+    rng = np.random.default_rng(0)
+    for x in grid.sample(6, rng):
+        policy.tell(x, np.sin(5 * x[0]))
+    return policy, grid
+
+
+@pytest.mark.parametrize("xi", [0.0, 0.05])
+def test_expected_and_probability_of_improvement_match_monte_carlo(xi):
+    ei, grid = _fitted(GPEI, xi=xi)
+    pi, _ = _fitted(GPPI, xi=xi)
+    mu, sd = ei.mean_sd(grid.points)
+    best = np.max(ei.posterior.mean(ei.X_observed))
+    draws = mu + sd * np.random.default_rng(1).standard_normal((200_000, 1)) * np.ones_like(mu)
+    mc_ei = np.maximum(draws - best - xi, 0).mean(axis=0)
+    mc_pi = (draws > best + xi).mean(axis=0)
+    np.testing.assert_allclose(ei._score(mu, sd), mc_ei, atol=4e-3 * sd.max() + 1e-4)
+    np.testing.assert_allclose(pi._score(mu, sd), mc_pi, atol=5e-3)
+
+
+def test_thompson_sampling_picks_the_argmax_of_a_posterior_draw():
+    """Choice frequencies of GP-TS equal P(x = argmax f | data), estimated independently."""
+    grid = Grid.linspace(0, 1, 5)
+    kernel = RBF(0.4)
+    X_seen, y_seen = grid.points[[0, 4]], np.array([0.2, -0.1])
+    picks = np.zeros(5)
+    for seed in range(3000):
+        policy = GPTS(grid, kernel, noise_var=0.1, seed=seed)
+        for x, y in zip(X_seen, y_seen, strict=True):
+            policy.tell(x, y)
+        picks[grid.index(policy.ask())] += 1
+    mean, cov = policy.posterior.mean(grid.points), policy.posterior.cov(grid.points)
+    draws = np.random.default_rng(0).multivariate_normal(mean, cov, size=200_000)
+    expected = np.bincount(draws.argmax(axis=1), minlength=5) / 200_000
+    np.testing.assert_allclose(picks / 3000, expected, atol=0.03)
+
+
+def test_hyperparameter_fitting_moves_towards_the_data():
+    """A far-too-long lengthscale is shortened by type-II maximum likelihood refits."""
+    grid = Grid.linspace(0, 1, 100)
+    policy = GPUCB(grid, RBF(3.0), 0.01, seed=0, fit_hyperparameters=True, refit_every=10)
+    rng = np.random.default_rng(0)
+    for x in grid.sample(30, rng):
+        policy.tell(x, np.sin(12 * x[0]) + 0.05 * rng.standard_normal())
+    assert policy.kernel.lengthscale[0] < 0.5
+    mu = policy.posterior.mean(grid.points)
+    assert np.max(np.abs(mu - np.sin(12 * grid.points[:, 0]))) < 0.3

@@ -1,0 +1,208 @@
+"""The posterior engine against scikit-learn's GaussianProcessRegressor and closed forms."""
+
+import numpy as np
+import pytest
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import RBF as SkRBF
+from sklearn.gaussian_process.kernels import ConstantKernel
+from sklearn.gaussian_process.kernels import Matern as SkMatern
+
+from kernelbandits.kernels import RBF, Matern
+from kernelbandits.regression import GPPosterior, information_gain
+from kernelbandits.regression.likelihood import fit_hyperparameters, log_marginal_likelihood
+
+LENGTHSCALES = [0.3, 0.7, 0.5]
+VARIANCE = 1.7
+KERNEL_PAIRS = [
+    (RBF(LENGTHSCALES, VARIANCE), ConstantKernel(VARIANCE) * SkRBF(LENGTHSCALES)),
+    *[
+        (
+            Matern(LENGTHSCALES, VARIANCE, nu),
+            ConstantKernel(VARIANCE) * SkMatern(LENGTHSCALES, nu=nu),
+        )
+        for nu in (0.5, 1.5, 2.5)
+    ],
+]
+IDS = ["rbf", "matern12", "matern32", "matern52"]
+
+
+def _data(n=60, m=40, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    y = np.sin(3 * X).sum(axis=1) + 0.1 * rng.standard_normal(n)
+    return X, y, rng.random((m, d))
+
+
+def _sklearn(sk_kernel, X, y, noise):
+    return GaussianProcessRegressor(sk_kernel, alpha=noise, optimizer=None).fit(X, y)
+
+
+@pytest.mark.parametrize(("kernel", "sk_kernel"), KERNEL_PAIRS, ids=IDS)
+def test_posterior_equals_sklearn(kernel, sk_kernel):
+    X, y, Xs = _data()
+    post = GPPosterior(kernel, noise_var=0.05)
+    for x, v in zip(X, y, strict=True):
+        post.add(x, v)
+    mean_ref, sd_ref = _sklearn(sk_kernel, X, y, 0.05).predict(Xs, return_std=True)
+    mean, var = post.predict(Xs)
+    np.testing.assert_allclose(mean, mean_ref, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(var, sd_ref**2, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize(("kernel", "sk_kernel"), KERNEL_PAIRS[:2], ids=IDS[:2])
+def test_heteroscedastic_noise_equals_sklearn_alpha_vector(kernel, sk_kernel):
+    X, y, Xs = _data()
+    noise = np.random.default_rng(1).uniform(0.01, 0.5, size=len(y))
+    post = GPPosterior(kernel, noise_var=1.0)
+    for x, v, lam in zip(X, y, noise, strict=True):
+        post.add(x, v, noise_var=lam)
+    mean_ref, sd_ref = _sklearn(sk_kernel, X, y, noise).predict(Xs, return_std=True)
+    mean, var = post.predict(Xs)
+    np.testing.assert_allclose(mean, mean_ref, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(var, sd_ref**2, rtol=1e-8, atol=1e-12)
+
+
+def test_weighted_form_is_the_heteroscedastic_posterior():
+    """Dai et al. (2023) eq. 3: W^{1/2}(W^{1/2} K W^{1/2} + lam I)^{-1} W^{1/2}, W = diag(1/eps^2),
+    equals the per-observation-noise posterior with lam_i = lam eps_i^2."""
+    X, y, Xs = _data(n=30)
+    kernel, lam = RBF(LENGTHSCALES), 0.1
+    eps = np.random.default_rng(2).uniform(0.05, 1.0, size=len(y))
+    w = 1.0 / eps**2
+    sw = np.sqrt(w)
+    inner = np.linalg.inv(sw[:, None] * kernel(X) * sw[None, :] + lam * np.eye(len(y)))
+    kx = kernel(X, Xs)
+    mean_w = (kx * sw[:, None]).T @ inner @ (sw * y)
+    var_w = kernel.diag(Xs) - np.einsum("ij,ik,kj->j", sw[:, None] * kx, inner, sw[:, None] * kx)
+    post = GPPosterior(kernel)
+    post.add_batch(X, y, noise_var=lam * eps**2)
+    mean, var = post.predict(Xs)
+    np.testing.assert_allclose(mean, mean_w, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(var, var_w, rtol=1e-7, atol=1e-12)
+
+
+def test_incremental_equals_batch_after_200_rounds():
+    rng = np.random.default_rng(3)
+    kernel = Matern([0.2, 0.4], 1.3, nu=2.5)
+    cand = rng.random((500, 2))
+    X = cand[rng.integers(500, size=200)]  # many rounds on candidate points (O(t) row path)
+    X[::7] = rng.random((len(X[::7]), 2))  # and some off the candidate set (solve path)
+    y = rng.standard_normal(200)
+    inc = GPPosterior(kernel, 0.02)
+    tracked = inc.track(cand)
+    for x, v in zip(X, y, strict=True):
+        inc.add(x, v)
+    batch = GPPosterior(kernel, 0.02)
+    batch.add_batch(X, y)
+    mean_b, var_b = batch.predict(cand)
+    np.testing.assert_allclose(inc.cholesky_factor, batch.cholesky_factor, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(tracked.mean, mean_b, rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(tracked.var, var_b, rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(inc.predict(cand)[0], mean_b, rtol=1e-8, atol=1e-9)
+
+
+def test_tracking_started_late_and_block_updates_agree():
+    rng = np.random.default_rng(4)
+    kernel = RBF(0.3)
+    X, y, cand = rng.random((50, 1)), rng.standard_normal(50), rng.random((80, 1))
+    post = GPPosterior(kernel, 0.1)
+    post.add_batch(X[:20], y[:20])
+    tracked = post.track(cand)
+    post.add_batch(X[20:35], y[20:35])
+    for x, v in zip(X[35:], y[35:], strict=True):
+        post.add(x, v)
+    mean_ref, var_ref = post.predict(cand)
+    np.testing.assert_allclose(tracked.mean, mean_ref, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(tracked.var, var_ref, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(tracked.cov(), post.cov(cand), atol=1e-10)
+
+
+def test_cholesky_factor_reproduces_the_regularised_gram():
+    X, y, _ = _data(n=25)
+    kernel = RBF(LENGTHSCALES)
+    post = GPPosterior(kernel, 0.3)
+    for x, v in zip(X, y, strict=True):
+        post.add(x, v)
+    L = post.cholesky_factor
+    np.testing.assert_allclose(L @ L.T, kernel(X) + 0.3 * np.eye(25), atol=1e-12)
+    np.testing.assert_allclose(post.alpha(), np.linalg.solve(L @ L.T, y), rtol=1e-9)
+
+
+def test_information_gain_incremental_equals_batch_and_returned_variances():
+    X, y, _ = _data(n=80)
+    kernel, lam = RBF(LENGTHSCALES), 0.05
+    post = GPPosterior(kernel, lam)
+    steps = [post.add(x, v) for x, v in zip(X, y, strict=True)]
+    incremental = 0.5 * np.sum(np.log1p(np.array(steps) / lam))
+    batch = information_gain(kernel, X, lam)
+    assert post.info_gain == pytest.approx(batch, rel=1e-10)
+    assert incremental == pytest.approx(batch, rel=1e-10)
+    # closed form through the eigenvalues of K / lam
+    assert batch == pytest.approx(
+        0.5 * np.sum(np.log1p(np.linalg.eigvalsh(kernel(X)) / lam)), rel=1e-9
+    )
+
+
+def test_joint_samples_have_the_posterior_moments():
+    rng = np.random.default_rng(5)
+    kernel = RBF(0.4)
+    post = GPPosterior(kernel, 0.1)
+    post.add_batch(rng.random((6, 1)), rng.standard_normal(6))
+    Xs = np.linspace(0, 1, 5)[:, None]
+    draws = post.sample(Xs, n_samples=20000, seed=6)
+    assert draws.shape == (20000, 5)
+    np.testing.assert_allclose(draws.mean(axis=0), post.mean(Xs), atol=0.03)
+    np.testing.assert_allclose(np.cov(draws.T), post.cov(Xs), atol=0.03)
+
+
+def test_prior_before_any_data():
+    kernel = RBF(0.5, variance=2.0)
+    mean, var = GPPosterior(kernel, 0.1).predict(np.linspace(0, 1, 7)[:, None])
+    np.testing.assert_array_equal(mean, 0.0)
+    np.testing.assert_array_equal(var, 2.0)
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "noise", "name"),
+    [
+        ([0.5, 0.5, 0.5], np.nan, None, "y"),
+        ([0.5, 0.5, 0.5], np.inf, None, "y"),
+        ([0.5, np.nan, 0.5], 1.0, None, "x"),
+        ([0.5, 0.5], 1.0, None, "x"),
+        ([0.5, 0.5, 0.5], 1.0, 0.0, "noise_var"),
+        ([0.5, 0.5, 0.5], 1.0, -1.0, "noise_var"),
+    ],
+)
+def test_bad_observation_raises_and_keeps_state(x, y, noise, name):
+    X, yy, Xs = _data(n=10)
+    post = GPPosterior(RBF(LENGTHSCALES), 0.1)
+    tracked = post.track(Xs)
+    post.add_batch(X, yy)
+    before = (post.predict(Xs), tracked.mean, post.info_gain)
+    with pytest.raises(ValueError, match=name):
+        post.add(x, y, noise_var=noise)
+    assert post.n_observations == 10
+    np.testing.assert_array_equal(post.predict(Xs)[0], before[0][0])
+    np.testing.assert_array_equal(tracked.mean, before[1])
+    assert post.info_gain == before[2]
+
+
+def test_log_marginal_likelihood_equals_sklearn():
+    X, y, _ = _data()
+    for kernel, sk_kernel in KERNEL_PAIRS:
+        ref = _sklearn(sk_kernel, X, y, 0.05).log_marginal_likelihood_value_
+        assert log_marginal_likelihood(kernel, X, y, 0.05) == pytest.approx(ref, rel=1e-9)
+
+
+def test_fitting_reaches_sklearn_optimum():
+    rng = np.random.default_rng(7)
+    X = rng.random((40, 1))
+    y = np.sin(6 * X[:, 0]) + 0.1 * rng.standard_normal(40)
+    kernel, _ = fit_hyperparameters(RBF(0.3, 1.0), X, y, 0.01, n_restarts=3, seed=0)
+    sk = GaussianProcessRegressor(
+        ConstantKernel(1.0) * SkRBF(0.3), alpha=0.01, n_restarts_optimizer=3, random_state=0
+    ).fit(X, y)
+    assert log_marginal_likelihood(kernel, X, y, 0.01) >= sk.log_marginal_likelihood_value_ - 1e-6
+    assert log_marginal_likelihood(kernel, X, y, 0.01) > log_marginal_likelihood(
+        RBF(0.3), X, y, 0.01
+    )
