@@ -202,6 +202,11 @@ class GPPosterior:
         self._trackers.append(tracker)
         return tracker
 
+    def cache_nbytes(self) -> int:
+        """Bytes held by the Cholesky buffer and every tracked candidate cache."""
+        own = self._L.nbytes + self._X.nbytes + 3 * self._y.nbytes
+        return own + sum(tracker._V.nbytes for tracker in self._trackers)
+
     # -- internals -----------------------------------------------------------------------------
     def _dim_for(self, x: ArrayLike) -> int:
         if self.input_dim is None:
