@@ -11,6 +11,7 @@ foundation issue: <= 20 ms per round at t = 1,000 on a 2-core machine.
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 import numpy as np
@@ -29,7 +30,7 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=50, help="rounds averaged per checkpoint")
     args = parser.parse_args()
 
-    side = int(round(np.sqrt(args.m)))
+    side = math.isqrt(args.m)
     grid = Grid.lattice([0.0, 0.0], [1.0, 1.0], side)
     f = np.sin(7 * grid.points[:, 0]) * np.cos(5 * grid.points[:, 1])
     policy = GPUCB(grid, RBF(0.1), noise_var=0.01, seed=0)
