@@ -65,3 +65,13 @@ def test_box_maximize_respects_bounds_when_optimum_is_outside():
     box = Box([0.0], [1.0], n_candidates=64)
     x = box.maximize(lambda X: X[:, 0], np.random.default_rng(1))
     assert x[0] == pytest.approx(1.0, abs=1e-9)
+
+
+def test_domains_do_not_freeze_or_alias_the_callers_arrays():
+    points = np.linspace(0, 1, 5)[:, None]
+    Grid(points)
+    points[0, 0] = 7.0  # still writable
+    lower = np.array([0.0])
+    box = Box(lower, [1.0])
+    lower[0] = -5.0
+    assert box.lower[0] == 0.0

@@ -44,7 +44,7 @@ class Grid:
     """
 
     def __init__(self, points: ArrayLike, atol: float = 1e-12) -> None:
-        pts = as_points(points, "points")
+        pts = as_points(points, "points").copy()  # never freeze the caller's array
         if pts.shape[0] == 0:
             raise ValueError("points must contain at least one point (the grid is empty)")
         self.points: FloatArray = pts
@@ -128,7 +128,7 @@ class Box:
             raise ValueError("lower and upper must be finite with lower < upper in every dimension")
         if int(n_candidates) < 1 or int(n_refine) < 0:
             raise ValueError("n_candidates must be >= 1 and n_refine >= 0")
-        self.lower, self.upper = lo, hi
+        self.lower, self.upper = lo.copy(), hi.copy()
         self.dim = lo.size
         self.n_candidates, self.n_refine = int(n_candidates), int(n_refine)
 

@@ -67,6 +67,14 @@ class Kernel(ABC):
     __rmul__ = __mul__
 
 
+def check_theta(theta: ArrayLike, size: int) -> FloatArray:
+    """Return ``theta`` as a finite float vector of length ``size`` or raise ``ValueError``."""
+    th = np.asarray(theta, dtype=float).reshape(-1)
+    if th.size != size or not np.all(np.isfinite(th)):
+        raise ValueError(f"theta must be {size} finite log-hyperparameters; got {theta!r}")
+    return th
+
+
 class Sum(Kernel):
     """``k(x, x') = k1(x, x') + k2(x, x')``."""
 
@@ -92,7 +100,7 @@ class Sum(Kernel):
         return np.vstack([self.k1.theta_bounds, self.k2.theta_bounds])
 
     def with_theta(self, theta: ArrayLike) -> Kernel:
-        th = np.asarray(theta, dtype=float)
+        th = check_theta(theta, self.theta.size)
         p1 = self.k1.theta.size
         return Sum(self.k1.with_theta(th[:p1]), self.k2.with_theta(th[p1:]))
 
@@ -123,7 +131,7 @@ class Scaled(Kernel):
         return np.vstack([[np.log(1e-3), np.log(1e3)], self.kernel.theta_bounds])
 
     def with_theta(self, theta: ArrayLike) -> Kernel:
-        th = np.asarray(theta, dtype=float)
+        th = check_theta(theta, self.theta.size)
         return Scaled(self.kernel.with_theta(th[1:]), float(np.exp(th[0])))
 
     def __repr__(self) -> str:

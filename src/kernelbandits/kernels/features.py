@@ -19,7 +19,7 @@ from numpy.polynomial import legendre
 from numpy.typing import ArrayLike
 
 from kernelbandits._validation import FloatArray, as_points, check_positive
-from kernelbandits.kernels.base import Kernel
+from kernelbandits.kernels.base import Kernel, check_theta
 
 
 class FeatureMap:
@@ -111,7 +111,7 @@ class FeatureKernel(Kernel):
         return np.array([np.log(self.variance)])
 
     def with_theta(self, theta: ArrayLike) -> FeatureKernel:
-        return FeatureKernel(self.feature_map, float(np.exp(np.asarray(theta, dtype=float)[0])))
+        return FeatureKernel(self.feature_map, float(np.exp(check_theta(theta, 1)[0])))
 
     def __repr__(self) -> str:
         return f"FeatureKernel({type(self.feature_map).__name__}, p={self.feature_map.n_features})"
@@ -144,7 +144,7 @@ class Linear(Kernel):
         return np.array([np.log(self.variance)])
 
     def with_theta(self, theta: ArrayLike) -> Linear:
-        return Linear(float(np.exp(np.asarray(theta, dtype=float)[0])), self.bias)
+        return Linear(float(np.exp(check_theta(theta, 1)[0])), self.bias)
 
     def __repr__(self) -> str:
         return f"Linear(variance={self.variance:g}, bias={self.bias:g})"

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
 from kernelbandits._validation import FloatArray, as_points, check_positive
-from kernelbandits.kernels.base import Kernel
+from kernelbandits.kernels.base import Kernel, check_theta
 
 
 class _Stationary(Kernel):
@@ -38,9 +38,7 @@ class _Stationary(Kernel):
         return np.log(np.concatenate([self.lengthscale, [self.variance]]))
 
     def _params_from_theta(self, theta: ArrayLike) -> tuple[FloatArray, float]:
-        th = np.exp(np.asarray(theta, dtype=float))
-        if th.size != self.lengthscale.size + 1:
-            raise ValueError(f"theta must have {self.lengthscale.size + 1} entries; got {th.size}")
+        th = np.exp(check_theta(theta, self.lengthscale.size + 1))
         return th[:-1], float(th[-1])
 
 
