@@ -7,7 +7,17 @@ from collections.abc import Callable
 
 from kernelbandits.domains import Domain
 from kernelbandits.kernels import RBF
-from kernelbandits.policies import GPEI, GPPI, GPTS, GPUCB, Policy, RandomPolicy
+from kernelbandits.policies import (
+    BKB,
+    GPEI,
+    GPPI,
+    GPTS,
+    GPUCB,
+    BKBBeta,
+    LinUCB,
+    Policy,
+    RandomPolicy,
+)
 
 Factory = Callable[[Domain, int], Policy]
 
@@ -26,4 +36,7 @@ POLICY_FACTORIES: dict[str, Factory] = {
     "gp-ucb-ml": lambda dom, seed: GPUCB(
         dom, _kernel(dom), noise_var=0.01, seed=seed, fit_hyperparameters=True, refit_every=4
     ),
+    "bkb": lambda dom, seed: BKB(dom, _kernel(dom), noise_var=0.01, qbar=2.0, seed=seed),
+    "bkb-theory": lambda dom, seed: BKB(dom, _kernel(dom), 0.01, beta=BKBBeta(), seed=seed),
+    "linucb": lambda dom, seed: LinUCB(dom, lam=1.0, noise_std=0.1, seed=seed),
 }

@@ -72,31 +72,30 @@ class GPPolicy(Policy):
     def noise_var(self) -> float:
         return self.posterior.noise_var
 
-    def _set_posterior(self, kernel: Kernel, noise_var: float) -> None:
+    def _set_posterior(
+        self,
+        kernel: Kernel,
+        noise_var: float,
+        X: FloatArray | None = None,
+        y: FloatArray | None = None,
+    ) -> None:
+        """A fresh posterior (and grid cache) for ``kernel``, holding the data ``X (t, d)``, ``y (t,)``."""
         self.posterior = GPPosterior(kernel, noise_var, input_dim=self.domain.dim)
         self._grid: CandidatePosterior | None = None
         if isinstance(self.domain, Grid):
             self._grid = self.posterior.track(self.domain.points)
-        if self._X:
-            self.posterior.add_batch(np.array(self._X), np.array(self._y))
+        if X is not None and y is not None and len(y):
+            self.posterior.add_batch(X, y)
 
     def _update(self, x: FloatArray, y: float) -> None:
         self.posterior.add(x, y)
         t = self.posterior.n_observations
         if self.fit_hyperparameters and t >= 2 and t % self.refit_every == 0:
-            self._refit(x, y)
-
-    def _refit(self, x: FloatArray, y: float) -> None:
-        X = np.vstack([*self._X, x])
-        Y = np.append(self._y, y)
-        kernel, lam = fit_hyperparameters(
-            self.kernel, X, Y, self.noise_var, fit_noise=self.fit_noise, seed=self.rng
-        )
-        self.posterior = GPPosterior(kernel, lam, input_dim=self.domain.dim)
-        self._grid = (
-            self.posterior.track(self.domain.points) if isinstance(self.domain, Grid) else None
-        )
-        self.posterior.add_batch(X, Y)
+            X, Y = np.vstack([*self._X, x]), np.append(self._y, y)
+            kernel, lam = fit_hyperparameters(
+                self.kernel, X, Y, self.noise_var, fit_noise=self.fit_noise, seed=self.rng
+            )
+            self._set_posterior(kernel, lam, X, Y)  # the one full re-factorisation per refit
 
     def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Posterior mean and standard deviation at ``X (m, d)``, each ``(m,)``."""

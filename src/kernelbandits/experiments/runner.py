@@ -1,0 +1,100 @@
+"""Run one policy on one problem for ``T`` rounds and record a :class:`Trace`.
+
+Seeding (no global random state): ``np.random.SeedSequence(seed).spawn(2)`` gives two independent
+streams, the first for the observation noise and the second for the policy (handed to a policy
+factory as one integer). Every policy run with the same ``seed`` on the same problem therefore
+faces the same noise stream, and the same ``seed`` gives a bit-identical trajectory.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from kernelbandits.experiments.trace import Trace
+from kernelbandits.policies.base import Policy
+from kernelbandits.problems.base import Problem
+
+PolicyFactory = Callable[[Problem, int], Policy]
+
+
+def derive_seeds(seed: int) -> tuple[np.random.Generator, int]:
+    """The noise generator and the integer policy seed derived from ``seed``.
+
+    ``SeedSequence(seed).spawn(2)``: child 0 seeds the noise ``Generator``, child 1 gives the
+    policy seed (its first 64-bit word of state).
+    """
+    noise_ss, policy_ss = np.random.SeedSequence(int(seed)).spawn(2)
+    policy_seed = int(policy_ss.generate_state(1, dtype=np.uint64)[0])
+    return np.random.default_rng(noise_ss), policy_seed
+
+
+def _check_args(T: int, seed: int) -> tuple[int, int]:
+    if isinstance(T, bool) or not isinstance(T, int | np.integer) or int(T) < 1:
+        raise ValueError(f"T (the number of rounds) must be an integer >= 1; got {T!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or int(seed) < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    return int(T), int(seed)
+
+
+def _make_policy(policy: Policy | PolicyFactory, problem: Problem, policy_seed: int) -> Policy:
+    if isinstance(policy, Policy):
+        return policy
+    if not callable(policy):
+        raise ValueError(
+            f"policy must be a Policy or a factory (problem, seed) -> Policy; got {policy!r}"
+        )
+    made = policy(problem, policy_seed)
+    if not isinstance(made, Policy):
+        raise ValueError(f"the policy factory returned {type(made).__name__}, not a Policy")
+    return made
+
+
+def run(policy: Policy | PolicyFactory, problem: Problem, T: int, seed: int) -> Trace:
+    """Play ``T`` rounds of ``policy`` on ``problem``.
+
+    Parameters
+    ----------
+    policy : a :class:`Policy` (used as is, with its own generator; it keeps the data it is told)
+        or a factory ``(problem, policy_seed: int) -> Policy`` called once.
+    problem : the problem; observations come from ``problem.evaluate(x, noise_rng)``.
+    T : number of rounds, ``>= 1``.
+    seed : non-negative integer; see the module docstring for the derived streams.
+
+    Returns
+    -------
+    A :class:`Trace` with ``X (T, d)``, ``y (T,)``, ``f (T,) = problem.f(X)``,
+    ``regret (T,) = problem.optimum_value - f`` and ``wall_time (T,)`` (ask + tell, seconds;
+    the evaluation of the problem is not counted).
+    """
+    T, seed = _check_args(T, seed)
+    noise_rng, policy_seed = derive_seeds(seed)
+    pol = _make_policy(policy, problem, policy_seed)
+    d = problem.domain.dim
+    X = np.empty((T, d))
+    y = np.empty(T)
+    wall = np.empty(T)
+    for t in range(T):
+        start = time.perf_counter()
+        x = pol.ask()
+        ask_time = time.perf_counter() - start
+        y[t] = problem.evaluate(x, noise_rng)
+        X[t] = x
+        start = time.perf_counter()
+        pol.tell(x, y[t])
+        wall[t] = ask_time + (time.perf_counter() - start)
+    f = np.asarray(problem.f(X), dtype=float).reshape(T)
+    optimum = float(problem.optimum_value)
+    return Trace(
+        X=X,
+        y=y,
+        f=f,
+        regret=optimum - f,
+        wall_time=wall,
+        policy=getattr(pol, "name", type(pol).__name__),
+        problem=getattr(problem, "name", type(problem).__name__),
+        seed=seed,
+        optimum_value=optimum,
+    )

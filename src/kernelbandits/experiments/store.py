@@ -1,0 +1,169 @@
+"""A results store over SQLite: one row per run, committed as soon as the run finishes.
+
+A run is keyed by ``(experiment, policy, seed, horizon)``. A row holds the status (``"ok"`` or
+``"failed"``), the :class:`Trace` as ``.npz`` bytes (ok runs), the total wall time of the run in
+seconds, the error text (failed runs) and a UTC ISO-8601 creation time. Writing a key again
+replaces the row (a failed run retried later becomes ok). The database uses WAL journaling, so
+readers may look while a run is being written; only one process (the parent) writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from os import PathLike
+from pathlib import Path
+
+from kernelbandits.experiments.trace import Trace
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    experiment TEXT NOT NULL,
+    policy     TEXT NOT NULL,
+    seed       INTEGER NOT NULL,
+    horizon    INTEGER NOT NULL,
+    status     TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    trace      BLOB,
+    wall_time  REAL,
+    error      TEXT,
+    created    TEXT NOT NULL,
+    PRIMARY KEY (experiment, policy, seed, horizon)
+)
+"""
+_COLUMNS = "experiment, policy, seed, horizon, status, wall_time, error, created"
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One row of the store, without the trace bytes."""
+
+    experiment: str
+    policy: str
+    seed: int
+    horizon: int
+    status: str
+    wall_time: float | None
+    error: str | None
+    created: str
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class ResultsStore:
+    """Runs of experiments in the SQLite file ``path`` (created with its parent directories).
+
+    Use as a context manager or call :meth:`close`. Reopening an existing file keeps its runs.
+    """
+
+    def __init__(self, path: str | PathLike[str]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(self.path, timeout=30.0)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        with self._conn:
+            self._conn.execute(_SCHEMA)
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ResultsStore({str(self.path)!r})"
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._conn:  # commits on success, rolls back on an exception
+            yield self._conn
+
+    # -- writing --------------------------------------------------------------------------------
+    def put(self, trace: Trace, experiment: str, policy: str | None = None) -> None:
+        """Store a finished run (one transaction); the key is taken from the trace.
+
+        ``policy`` overrides ``trace.policy`` as the key (the name the experiment gave it).
+        """
+        with self._transaction() as c:
+            c.execute(
+                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, 'ok', ?, ?, NULL, ?)",
+                (
+                    experiment,
+                    policy or trace.policy,
+                    trace.seed,
+                    trace.horizon,
+                    sqlite3.Binary(trace.to_bytes()),
+                    float(trace.wall_time.sum()),
+                    _now(),
+                ),
+            )
+
+    def put_failure(
+        self, experiment: str, policy: str, seed: int, horizon: int, error: str
+    ) -> None:
+        """Record that a run failed with ``error`` (one transaction)."""
+        with self._transaction() as c:
+            c.execute(
+                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, 'failed', NULL, NULL, ?, ?)",
+                (experiment, policy, int(seed), int(horizon), error, _now()),
+            )
+
+    # -- reading --------------------------------------------------------------------------------
+    def has(
+        self, experiment: str, policy: str, seed: int, horizon: int, ok_only: bool = True
+    ) -> bool:
+        """Is this run stored (by default: successfully)?"""
+        row = self._conn.execute(
+            "SELECT status FROM runs WHERE experiment=? AND policy=? AND seed=? AND horizon=?",
+            (experiment, policy, int(seed), int(horizon)),
+        ).fetchone()
+        return row is not None and (row[0] == "ok" or not ok_only)
+
+    def get(self, experiment: str, policy: str, seed: int, horizon: int) -> Trace | None:
+        """The trace of a successful run, or ``None``."""
+        row = self._conn.execute(
+            "SELECT trace FROM runs WHERE experiment=? AND policy=? AND seed=? AND horizon=? "
+            "AND status='ok'",
+            (experiment, policy, int(seed), int(horizon)),
+        ).fetchone()
+        return None if row is None else Trace.from_bytes(row[0])
+
+    def traces(
+        self,
+        experiment: str,
+        horizon: int | None = None,
+        seeds: Iterable[int] | None = None,
+    ) -> dict[str, list[Trace]]:
+        """Successful runs of ``experiment``: policy -> traces sorted by seed.
+
+        Optionally only one ``horizon`` and only the given ``seeds``.
+        """
+        query = "SELECT policy, seed, trace FROM runs WHERE experiment=? AND status='ok'"
+        args: list[object] = [experiment]
+        if horizon is not None:
+            query += " AND horizon=?"
+            args.append(int(horizon))
+        wanted = None if seeds is None else {int(s) for s in seeds}
+        out: dict[str, list[Trace]] = {}
+        for policy, seed, blob in self._conn.execute(query + " ORDER BY policy, seed", args):
+            if wanted is None or seed in wanted:
+                out.setdefault(policy, []).append(Trace.from_bytes(blob))
+        return out
+
+    def runs(self, experiment: str | None = None) -> list[RunRecord]:
+        """Every stored run (optionally of one experiment), ok and failed, without traces."""
+        query = f"SELECT {_COLUMNS} FROM runs"
+        args: tuple[str, ...] = ()
+        if experiment is not None:
+            query, args = query + " WHERE experiment=?", (experiment,)
+        rows = self._conn.execute(query + " ORDER BY experiment, policy, seed, horizon", args)
+        return [RunRecord(*row) for row in rows]

@@ -1,0 +1,174 @@
+"""LinUCB / OFUL: optimism in the face of uncertainty for linear bandits.
+
+Abbasi-Yadkori, Pal & Szepesvari (2011), *Improved Algorithms for Linear Stochastic Bandits*,
+NeurIPS — OFUL with the self-normalised confidence set of Theorem 2.
+
+Notation (shapes):
+    phi(x)   ``(p,)`` features of a point; ``Phi (m, p)`` for ``m`` points
+    V_t      ``(p, p)`` ``lam I + sum_{s<=t} phi_s phi_s^T`` (kept as ``V_t^{-1}``)
+    b_t      ``(p,)``   ``sum_{s<=t} phi_s y_s``
+    theta_t  ``(p,)``   ``V_t^{-1} b_t``, the ridge estimate
+    R        sub-Gaussian noise scale; ``S >= ||theta*||_2``
+
+The point chosen in round ``t`` maximises ``theta_{t-1}^T phi(x) + beta_{t-1} ||phi(x)||_{V_{t-1}^{-1}}``
+with Theorem 2's radius
+``beta_t = R sqrt(log(det V_t / det(lam I)) + 2 log(1/delta)) + sqrt(lam) S``.
+Each round costs ``O(p^2)`` for the Sherman-Morrison update of ``V^{-1}`` and the
+matrix-determinant-lemma update of ``log det V`` (plus ``O(|X| p^2)`` to score a Grid).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from kernelbandits._random import SeedLike
+from kernelbandits._validation import (
+    FloatArray,
+    as_points,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
+from kernelbandits.domains import Box, Domain, Grid
+from kernelbandits.kernels.features import FeatureMap
+from kernelbandits.policies.base import Policy
+from kernelbandits.policies.beta import BetaSchedule, as_schedule
+
+
+@runtime_checkable
+class HasFeatures(Protocol):
+    """Anything with explicit features ``features(X (m, d)) -> (m, p)`` (FeatureKernel, Linear)."""
+
+    def features(self, X: ArrayLike) -> FloatArray: ...
+
+
+Features = FeatureMap | HasFeatures | None
+
+
+def _probe(domain: Domain) -> FloatArray:
+    """One point of the domain, shape ``(1, d)``, found without touching the policy's rng."""
+    if isinstance(domain, Grid):
+        return domain.points[:1]
+    if isinstance(domain, Box):
+        return domain.lower[None, :]
+    return domain.sample(1, np.random.default_rng(0))
+
+
+class LinUCB(Policy):
+    """OFUL / LinUCB (Abbasi-Yadkori et al. 2011, Thm 2 radius).
+
+    Parameters
+    ----------
+    domain : a Grid (vectorised UCB on every point, random tie-breaks) or a Box.
+    features : ``None`` (identity, ``phi(x) = x``), a :class:`FeatureMap`, or a kernel with
+        explicit ``.features`` (``FeatureKernel``, ``Linear``).
+    lam : ridge regulariser ``lam > 0`` (``V_0 = lam I``).
+    noise_std : ``R``, the sub-Gaussian scale of the noise.
+    S : bound on ``||theta*||_2``.
+    delta : confidence level in (0, 1).
+    beta : ``None`` for Theorem 2's radius; a number or :class:`BetaSchedule` overrides it
+        (a schedule gets ``info_gain = 1/2 log(det V_{t-1} / det(lam I))``).
+    seed : seed or generator for tie-breaks and Box maximisation.
+    """
+
+    name = "LinUCB"
+
+    def __init__(
+        self,
+        domain: Domain,
+        features: Features = None,
+        lam: float = 1.0,
+        noise_std: float = 0.1,
+        S: float = 1.0,
+        delta: float = 0.1,
+        beta: BetaSchedule | float | None = None,
+        seed: SeedLike = None,
+    ) -> None:
+        super().__init__(domain, seed)
+        if features is not None and not isinstance(features, FeatureMap | HasFeatures):
+            raise ValueError(
+                "features must be None, a FeatureMap, or a kernel with explicit .features "
+                f"(FeatureKernel, Linear); got {type(features).__name__}"
+            )
+        self.features = features
+        self.lam = check_positive(lam, "lam")
+        self.R = check_nonnegative(noise_std, "noise_std")
+        self.S = check_nonnegative(S, "S")
+        self.delta = check_probability(delta, "delta")
+        self.beta: BetaSchedule | None = None if beta is None else as_schedule(beta)
+        p = self.phi(_probe(domain)).shape[1]
+        self.V_inv: FloatArray = np.eye(p) / self.lam  # V_0^{-1} = I / lam
+        self.b: FloatArray = np.zeros(p)
+        self.logdet_V = p * float(np.log(self.lam))  # log det V_0
+        self._grid_phi = self.phi(domain.points) if isinstance(domain, Grid) else None
+
+    # -- features and state ---------------------------------------------------------------
+    @property
+    def n_features(self) -> int:
+        return int(self.b.shape[0])
+
+    def phi(self, X: ArrayLike) -> FloatArray:
+        """Features of the rows of ``X (m, d)``, shape ``(m, p)``; ``ValueError`` if not finite."""
+        Xa = as_points(X, "X", self.domain.dim)
+        if self.features is None:
+            F = Xa
+        elif isinstance(self.features, FeatureMap):
+            F = self.features(Xa)
+        else:
+            F = np.asarray(self.features.features(Xa), dtype=float)
+        if F.ndim != 2 or F.shape[0] != Xa.shape[0] or not np.all(np.isfinite(F)):
+            raise ValueError(
+                f"features must be finite with shape ({Xa.shape[0]}, p); got {F.shape}"
+            )
+        return F
+
+    @property
+    def theta(self) -> FloatArray:
+        """Ridge estimate ``theta_t = V_t^{-1} b_t``, shape ``(p,)``."""
+        return self.V_inv @ self.b
+
+    @property
+    def info_gain(self) -> float:
+        """``1/2 log(det V_t / det(lam I)) = sum_s 1/2 log(1 + ||phi_s||^2_{V_{s-1}^{-1}})``."""
+        return 0.5 * (self.logdet_V - self.n_features * np.log(self.lam))
+
+    def width(self) -> float:
+        """``beta_{t-1}`` multiplying ``||phi(x)||_{V_{t-1}^{-1}}`` in round ``n_observations + 1``."""
+        if self.beta is not None:
+            size = len(self.domain) if isinstance(self.domain, Grid) else None
+            return self.beta.width(self.n_observations + 1, self.info_gain, size)
+        # Abbasi-Yadkori et al. (2011), Thm 2: R sqrt(2 log(det(V)^1/2 det(lam I)^-1/2 / delta))
+        # + sqrt(lam) S
+        log_ratio = self.logdet_V - self.n_features * np.log(self.lam)
+        radius = self.R * np.sqrt(max(log_ratio, 0.0) + 2.0 * np.log(1.0 / self.delta))
+        return float(radius + np.sqrt(self.lam) * self.S)
+
+    def _ucb_from_phi(self, Phi: FloatArray) -> FloatArray:
+        """``theta^T phi + beta ||phi||_{V^{-1}}`` for the rows of ``Phi (m, p)``, shape ``(m,)``."""
+        norms2 = np.einsum("ij,jk,ik->i", Phi, self.V_inv, Phi)
+        return Phi @ self.theta + self.width() * np.sqrt(np.maximum(norms2, 0.0))
+
+    def ucb(self, X: ArrayLike) -> FloatArray:
+        """Upper confidence bound at ``X (m, d)``, shape ``(m,)``."""
+        return self._ucb_from_phi(self.phi(X))
+
+    # -- protocol -------------------------------------------------------------------------
+    def _propose(self) -> FloatArray:
+        if isinstance(self.domain, Grid) and self._grid_phi is not None:
+            scores = self._ucb_from_phi(self._grid_phi)
+            return self.domain.points[self.domain.argmax(scores, self.rng)]
+        return self.domain.maximize(self.ucb, self.rng)
+
+    def _update(self, x: FloatArray, y: float) -> None:
+        f = self.phi(x[None, :])[0]  # raises before any state changes
+        Vf = self.V_inv @ f
+        q = float(f @ Vf)  # ||phi||^2_{V^{-1}}
+        # Sherman-Morrison: (V + f f^T)^{-1} = V^{-1} - V^{-1} f f^T V^{-1} / (1 + f^T V^{-1} f)
+        V_inv = self.V_inv - np.outer(Vf, Vf) / (1.0 + q)
+        self.V_inv = 0.5 * (V_inv + V_inv.T)
+        # matrix determinant lemma: det(V + f f^T) = det(V) (1 + f^T V^{-1} f)
+        self.logdet_V += float(np.log1p(q))
+        self.b = self.b + f * y

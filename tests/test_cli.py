@@ -1,0 +1,112 @@
+"""The command line: list, run/reproduce --json, errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import _specs
+from kernelbandits.cli import build_parser, main
+
+
+def test_list_shows_the_catalog(capsys) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for text in ("demo", "gp-sample-1d", _specs.SMALL_ID, "300"):
+        assert text in out
+
+
+@pytest.mark.parametrize("command", ["run", "reproduce"])
+def test_run_quick_json_is_pure_json(tmp_path, capsys, command: str) -> None:
+    code = main(
+        [command, _specs.SMALL_ID, "--quick", "--json", "--jobs", "1", "--out", str(tmp_path)]
+    )
+    captured = capsys.readouterr()
+    assert code == 0
+    summary = json.loads(captured.out)
+    assert summary["experiment"] == _specs.SMALL_ID and summary["horizon"] == 12
+    assert summary["n_seeds"] == 2 and summary["failures"] == []
+    assert set(summary["policies"]) == {"Random", "Greedy"}
+    assert summary["policies"]["Greedy"]["n_runs"] == 2
+    assert summary["plot_path"].endswith(f"{_specs.SMALL_ID}.png")
+    assert (tmp_path / "results.sqlite").exists()
+
+
+def test_run_with_table_output_and_failures(tmp_path, capsys) -> None:
+    code = main(["run", _specs.FAILING_ID, "--seeds", "1", "--jobs", "1", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1  # some runs failed
+    assert "Random" in out and "FAILED" in out and "boom in round 3" in out
+    assert "regret plot saved to" in out
+
+
+def test_seeds_and_horizon_overrides(tmp_path, capsys) -> None:
+    args = ["run", _specs.SMALL_ID, "--seeds", "1", "--horizon", "4", "--json", "--jobs", "1"]
+    assert main([*args, "--out", str(tmp_path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["n_seeds"], summary["horizon"], summary["n_executed"]) == (1, 4, 2)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "no-such-experiment", "--json"],
+        ["reproduce", "no-such-experiment"],
+        ["run", _specs.SMALL_ID, "--seeds", "0"],
+        ["run", _specs.SMALL_ID, "--jobs", "two"],
+        ["frobnicate"],
+        [],
+    ],
+)
+def test_usage_errors_exit_2_without_traceback(argv: list[str], capsys) -> None:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err and captured.err
+
+
+def test_unknown_id_lists_the_known_ones(capsys) -> None:
+    assert main(["run", "nope"]) == 2
+    assert "known ids" in capsys.readouterr().err
+
+
+def test_demo_parser_defaults() -> None:
+    args = build_parser().parse_args(["demo", "--seeds", "2", "--horizon", "10"])
+    assert (args.command, args.seeds, args.horizon, args.out, args.jobs) == (
+        "demo",
+        2,
+        10,
+        None,
+        None,
+    )
+
+
+def test_python_dash_m_entry_point() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kernelbandits", "run", "no-such-id"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and "unknown experiment id" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_default_out_dir_is_kb_results_id(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", _specs.SMALL_ID, "--quick", "--json", "--jobs", "1"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["out_dir"] == f"kb-results/{_specs.SMALL_ID}"
+    assert (tmp_path / "kb-results" / _specs.SMALL_ID / "results.sqlite").exists()
+
+
+@pytest.mark.slow
+def test_demo_command_end_to_end(tmp_path, capsys) -> None:
+    pytest.importorskip("kernelbandits.policies.bkb")
+    argv = ["demo", "--seeds", "1", "--horizon", "15", "--jobs", "1", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in ("GP-UCB", "GP-EI", "BKB", "ms / round"))
+    assert (tmp_path / "demo.png").read_bytes()[:4] == b"\x89PNG"
