@@ -69,7 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 # -- output -----------------------------------------------------------------------------------
 def _pm(mean: float, se: float) -> str:
-    return f"{mean:.4g}" if math.isnan(se) else f"{mean:.4g} ± {se:.2g}"
+    """``mean ± se`` with the standard error to two significant digits, the mean to match."""
+    if math.isnan(se) or se <= 0:
+        return f"{mean:.4g}"
+    decimals = max(0, 1 - math.floor(math.log10(se)))
+    return f"{mean:.{decimals}f} ± {se:.{decimals}f}"
 
 
 def _print_result(console: Console, result: ExperimentResult) -> None:
@@ -144,11 +148,14 @@ def _list() -> int:
     from kernelbandits.experiments import all_specs
 
     table = Table(title="registered experiments")
-    for col in ("id", "title", "reference", "horizon", "seeds", "quick"):
-        table.add_column(col)
+    table.add_column("id", no_wrap=True)
+    table.add_column("title / reference", ratio=1)
+    for col in ("T", "seeds", "quick"):
+        table.add_column(col, justify="right", no_wrap=True)
     for s in all_specs():
-        quick = f"T={s.quick_horizon}, {s.quick_seeds} seeds"
-        table.add_row(s.id, s.title, s.reference, str(s.horizon), str(s.n_seeds), quick)
+        what = f"{s.title}\n[dim]{s.reference}[/dim]" if s.reference else s.title
+        quick = f"T={s.quick_horizon} x{s.quick_seeds}"
+        table.add_row(s.id, what, str(s.horizon), str(s.n_seeds), quick)
     Console().print(table)
     return 0
 
