@@ -67,6 +67,15 @@ class Kernel(ABC):
     __rmul__ = __mul__
 
 
+def check_kernel(kernel: object, dim: int | None = None) -> Kernel:
+    """Return ``kernel`` if it is a :class:`Kernel` accepting inputs of dimension ``dim``."""
+    if not isinstance(kernel, Kernel):
+        raise ValueError(f"kernel must be a kernelbandits Kernel; got {type(kernel).__name__}")
+    if dim is not None and kernel.input_dim not in (None, dim):
+        raise ValueError(f"kernel expects dimension {kernel.input_dim}; the domain has {dim}")
+    return kernel
+
+
 def check_theta(theta: ArrayLike, size: int) -> FloatArray:
     """Return ``theta`` as a finite float vector of length ``size`` or raise ``ValueError``."""
     th = np.asarray(theta, dtype=float).reshape(-1)

@@ -40,7 +40,7 @@ from kernelbandits._validation import (
     check_probability,
 )
 from kernelbandits.domains import Domain, Grid
-from kernelbandits.kernels.base import Kernel
+from kernelbandits.kernels.base import Kernel, check_kernel
 from kernelbandits.policies.base import Policy
 from kernelbandits.policies.beta import BetaSchedule, as_schedule
 from kernelbandits.regression.nystrom import NystromPosterior, resample_dictionary
@@ -126,12 +126,7 @@ class BKB(Policy):
         lam: float | None = None,
     ) -> None:
         super().__init__(domain, seed)
-        if not isinstance(kernel, Kernel):
-            raise ValueError(f"kernel must be a kernelbandits Kernel; got {type(kernel).__name__}")
-        if kernel.input_dim not in (None, domain.dim):
-            raise ValueError(
-                f"kernel expects dimension {kernel.input_dim}; domain has {domain.dim}"
-            )
+        check_kernel(kernel, domain.dim)
         self.kernel = kernel
         self.noise_var = check_positive(noise_var, "noise_var")
         self.lam = self.noise_var if lam is None else check_positive(lam, "lam")

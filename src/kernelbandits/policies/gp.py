@@ -24,6 +24,7 @@ from kernelbandits._random import SeedLike
 from kernelbandits._validation import FloatArray, check_nonnegative, check_positive
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import Kernel
+from kernelbandits.kernels.base import check_kernel
 from kernelbandits.policies.base import Policy
 from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta, as_schedule
 from kernelbandits.regression import CandidatePosterior, GPPosterior
@@ -52,12 +53,7 @@ class GPPolicy(Policy):
         refit_every: int = 10,
     ) -> None:
         super().__init__(domain, seed)
-        if not isinstance(kernel, Kernel):
-            raise ValueError(f"kernel must be a kernelbandits Kernel; got {type(kernel).__name__}")
-        if kernel.input_dim not in (None, domain.dim):
-            raise ValueError(
-                f"kernel expects dimension {kernel.input_dim}; domain has {domain.dim}"
-            )
+        check_kernel(kernel, domain.dim)
         if int(refit_every) < 1:
             raise ValueError(f"refit_every must be >= 1; got {refit_every!r}")
         self.fit_hyperparameters, self.fit_noise = bool(fit_hyperparameters), bool(fit_noise)

@@ -34,6 +34,7 @@ from kernelbandits._validation import (
     check_positive,
 )
 from kernelbandits.kernels import Kernel
+from kernelbandits.kernels.base import check_kernel
 
 _INITIAL_CAPACITY = 64
 
@@ -51,9 +52,7 @@ class GPPosterior:
     def __init__(
         self, kernel: Kernel, noise_var: float = 1.0, input_dim: int | None = None
     ) -> None:
-        if not isinstance(kernel, Kernel):
-            raise ValueError(f"kernel must be a kernelbandits Kernel; got {type(kernel).__name__}")
-        self.kernel = kernel
+        self.kernel = check_kernel(kernel, input_dim)
         self.noise_var = check_positive(noise_var, "noise_var")
         self.input_dim = input_dim if input_dim is not None else kernel.input_dim
         self._t = 0
