@@ -126,6 +126,7 @@ def test_cholesky_factor_reproduces_the_regularised_gram():
     L = post.cholesky_factor
     np.testing.assert_allclose(L @ L.T, kernel(X) + 0.3 * np.eye(25), atol=1e-12)
     np.testing.assert_allclose(post.alpha(), np.linalg.solve(L @ L.T, y), rtol=1e-9)
+    np.testing.assert_allclose(post.mean_at_observations(), post.mean(X), rtol=1e-9, atol=1e-12)
 
 
 def test_information_gain_incremental_equals_batch_and_returned_variances():

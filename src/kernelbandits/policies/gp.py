@@ -162,7 +162,7 @@ class _ImprovementPolicy(ScoredGPPolicy):
         """``max_s mu_{t-1}(x_s)`` over observed points (0, the prior mean, before any data)."""
         if not self._X:
             return 0.0
-        return float(np.max(self.posterior.mean(np.array(self._X))))
+        return float(np.max(self.posterior.mean_at_observations()))
 
     def _improvement_z(self, mu: FloatArray, sd: FloatArray) -> tuple[FloatArray, FloatArray]:
         gap = mu - self.incumbent() - self.xi

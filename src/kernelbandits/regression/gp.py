@@ -195,6 +195,11 @@ class GPPosterior:
         t = self._t
         return cho_solve((self._L[:t, :t], True), self._y[:t]) if t else np.zeros(0)
 
+    def mean_at_observations(self) -> FloatArray:
+        """``mu_t(X_t)``, shape ``(t,)``, in O(t^2): ``K_t alpha = y - diag(lam) alpha``."""
+        t = self._t
+        return self._y[:t] - self._lam[:t] * self.alpha()
+
     def track(self, candidates: ArrayLike) -> CandidatePosterior:
         """Keep the posterior on a fixed candidate set up to date in O(m t) per observation."""
         tracker = CandidatePosterior(self, as_points(candidates, "candidates", self.input_dim))
