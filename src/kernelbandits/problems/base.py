@@ -109,3 +109,27 @@ class FunctionProblem(Problem):
     @property
     def optimizer(self) -> FloatArray:
         return self._opt_x.copy()
+
+
+class FunctionBackedProblem(Problem):
+    """A problem defined by a closed form, evaluated and optimised through a
+    :class:`FunctionProblem` built once by the subclass (``self._function``)."""
+
+    _function: FunctionProblem
+
+    def f(self, X: ArrayLike) -> FloatArray:
+        """Noise-free values on the rows of ``X (m, d)``, shape ``(m,)``."""
+        return self._function.f(X)
+
+    @property
+    def optimum_value(self) -> float:
+        return self._function.optimum_value
+
+    @property
+    def optimizer(self) -> FloatArray:
+        return self._function.optimizer
+
+    @property
+    def optimum_is_exact(self) -> bool:
+        """``False`` only when the optimum was estimated by dense search on a Box."""
+        return self._function.optimum_is_exact

@@ -25,7 +25,7 @@ from kernelbandits._validation import (
 )
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.base import Kernel
-from kernelbandits.problems.base import FunctionProblem, Problem
+from kernelbandits.problems.base import FunctionBackedProblem, FunctionProblem, Problem
 from kernelbandits.regression import sample_gaussian
 
 
@@ -96,7 +96,7 @@ def _rkhs_norm(kernel: Kernel, centers: FloatArray, c: FloatArray) -> float:
     return float(np.sqrt(max(float(c @ kernel(centers) @ c), 0.0)))
 
 
-class RKHSFunctionProblem(Problem):
+class RKHSFunctionProblem(FunctionBackedProblem):
     """A finite kernel expansion ``f(x) = sum_{i=1}^M c_i k(x, x_i)``, an element of the RKHS.
 
     Its RKHS norm is ``||f||_k = sqrt(c^T K c)`` with ``K = k(C, C)`` (:attr:`rkhs_norm`), the
@@ -132,10 +132,9 @@ class RKHSFunctionProblem(Problem):
         self.coefficients: FloatArray = as_finite_vector(coefficients, M, "coefficients").copy()
         for arr in (self.centers, self.coefficients):
             arr.setflags(write=False)
-        self._reference = FunctionProblem(
+        self._function = FunctionProblem(
             self._evaluate_true, domain, self.noise_std, name=self.name
         )
-        self.optimum_is_exact = self._reference.optimum_is_exact
 
     @classmethod
     def random(
@@ -177,18 +176,6 @@ class RKHSFunctionProblem(Problem):
     def _evaluate_true(self, X: FloatArray) -> FloatArray:
         # f(X) = k(X, C) c, shape (m,)
         return self.kernel(X, self.centers) @ self.coefficients
-
-    def f(self, X: ArrayLike) -> FloatArray:
-        """``f`` on the rows of ``X (m, d)``, shape ``(m,)``."""
-        return self._reference.f(X)
-
-    @property
-    def optimum_value(self) -> float:
-        return self._reference.optimum_value
-
-    @property
-    def optimizer(self) -> FloatArray:
-        return self._reference.optimizer
 
     def __repr__(self) -> str:
         return (

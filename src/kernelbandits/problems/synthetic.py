@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 
 from kernelbandits._validation import FloatArray, check_nonnegative
 from kernelbandits.domains import Box, Domain
-from kernelbandits.problems.base import FunctionProblem, Problem
+from kernelbandits.problems.base import FunctionBackedProblem, FunctionProblem
 
 
 def _reference_problem(
@@ -51,7 +51,7 @@ def _reference_problem(
     return FunctionProblem(problem._evaluate_true, domain, problem.noise_std, name=problem.name)
 
 
-class ClosedFormProblem(Problem):
+class ClosedFormProblem(FunctionBackedProblem):
     """A benchmark with a closed-form ``f`` and declared global maximisers over ``R^d``.
 
     Subclasses set ``name``, implement :meth:`_evaluate_true` and call ``super().__init__``
@@ -74,24 +74,11 @@ class ClosedFormProblem(Problem):
         self.noise_std = check_nonnegative(noise_std, "noise_std")
         self.global_optimizers: FloatArray = opt
         self.global_optimizers.setflags(write=False)
-        self._reference = _reference_problem(self, opt, optimal_value)
-        self.optimum_is_exact = self._reference.optimum_is_exact
+        self._function = _reference_problem(self, opt, optimal_value)
 
     @abstractmethod
     def _evaluate_true(self, X: FloatArray) -> FloatArray:
         """Noise-free ``f`` on validated points ``X (m, d)``, shape ``(m,)``."""
-
-    def f(self, X: ArrayLike) -> FloatArray:
-        """Noise-free values on the rows of ``X (m, d)``, shape ``(m,)``."""
-        return self._reference.f(X)
-
-    @property
-    def optimum_value(self) -> float:
-        return self._reference.optimum_value
-
-    @property
-    def optimizer(self) -> FloatArray:
-        return self._reference.optimizer
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(domain={self.domain!r}, noise_std={self.noise_std:g})"
