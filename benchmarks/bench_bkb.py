@@ -40,13 +40,26 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1000)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--qbar", type=float, default=4.0)
+    parser.add_argument(
+        "--per-observation",
+        action="store_true",
+        help="resample every observation (Alg. 1 as printed) instead of merging repeated points",
+    )
     args = parser.parse_args()
     grid, kernel = Grid.linspace(0.0, 1.0, 200), RBF(0.1)
     beta = IGPUCBBeta(B=1.0, R=0.1, delta=0.1)
     sizes, r_bkb, r_ucb, s_bkb, s_ucb = [], [], [], [], []
     for seed in range(args.seeds):
         problem = GPSampleProblem(grid, kernel, noise_std=0.1, seed=seed)
-        bkb = BKB(grid, kernel, 0.01, qbar=args.qbar, beta=beta, seed=seed)
+        bkb = BKB(
+            grid,
+            kernel,
+            0.01,
+            qbar=args.qbar,
+            beta=beta,
+            seed=seed,
+            merge_repeats=not args.per_observation,
+        )
         regret, secs = play(bkb, problem, args.rounds, seed)
         sizes.append(bkb.dictionary_sizes)
         r_bkb.append(regret)
@@ -57,7 +70,8 @@ def main() -> None:
         r_ucb.append(regret)
         s_ucb.append(secs)
     size = np.mean(sizes, axis=0)
-    print(f"BKB (qbar={args.qbar:g}) vs GP-UCB, {args.seeds} seeds, mean over seeds")
+    variant = "per-observation" if args.per_observation else "merged repeats"
+    print(f"BKB (qbar={args.qbar:g}, {variant}) vs GP-UCB, {args.seeds} seeds, mean over seeds")
     print(f"{'t':>6} {'|D_t|':>7} {'max|D_s|,s<=t':>14} {'R_t BKB':>9} {'R_t GP-UCB':>11}")
     for c in (c for c in CHECKPOINTS if c <= args.rounds):
         peak = np.max(np.array(sizes)[:, :c])

@@ -68,7 +68,7 @@ def test_bkb_radius_also_learns(f: np.ndarray):
 
 
 def test_inclusion_probabilities_follow_the_formula(f: np.ndarray):
-    bkb = BKB(GRID, KERNEL, noise_var=0.01, qbar=2.0, seed=0)
+    bkb = BKB(GRID, KERNEL, noise_var=0.01, qbar=2.0, seed=0, merge_repeats=False)
     run(bkb, f, 20)
     previous = bkb.posterior  # mu~_{t-1}, sigma~_{t-1}
     x = bkb.ask()
@@ -77,6 +77,34 @@ def test_inclusion_probabilities_follow_the_formula(f: np.ndarray):
     expected = np.minimum(2.0 * previous.variance(X) / 0.01, 1.0)  # p = min(qbar sigma~^2/lam, 1)
     np.testing.assert_allclose(bkb.inclusion_probabilities, expected, rtol=1e-10, atol=1e-14)
     assert bkb.dictionary_size == bkb.dictionary_indices.size == bkb.dictionary_sizes[-1]
+
+
+def test_merged_repeats_use_pull_counts(f: np.ndarray):
+    """Reference-code variant: one candidate per distinct point, p = min(qbar n_x sigma~^2/lam, 1)."""
+    bkb = BKB(GRID, KERNEL, noise_var=0.01, qbar=2.0, seed=0)
+    run(bkb, f, 40)
+    previous = bkb.posterior
+    x = bkb.ask()
+    X = np.vstack([bkb.X_observed, x])
+    bkb.tell(x, 0.3)
+    distinct, counts = np.unique(X, axis=0, return_counts=True)
+    assert counts.max() > 1  # the run did repeat points
+    expected = np.minimum(2.0 * counts * previous.variance(distinct) / 0.01, 1.0)
+    np.testing.assert_allclose(bkb.inclusion_probabilities, expected, rtol=1e-10, atol=1e-14)
+    chosen = bkb.X_observed[bkb.dictionary_indices]
+    assert len(np.unique(chosen, axis=0)) == bkb.dictionary_size  # no duplicates
+
+
+@pytest.mark.parametrize("merge", [True, False])
+def test_dictionary_stays_small_on_long_runs(f: np.ndarray, merge: bool):
+    T = 400
+    bkb = BKB(GRID, KERNEL, noise_var=NOISE_SD**2, qbar=4.0, beta=2.0, seed=7, merge_repeats=merge)
+    run(bkb, f, T)
+    sizes = np.array(bkb.dictionary_sizes)
+    print(f"\nmerge={merge}: median {np.median(sizes):.0f}, max {sizes.max()} over {T} rounds")
+    assert np.median(sizes[T // 2 :]) < T / 10
+    if merge:  # no collapse-and-refill peaks (module notes)
+        assert sizes[T // 4 :].max() < T / 4
 
 
 def test_full_dictionary_matches_exact_gp_and_info_gain(f: np.ndarray):

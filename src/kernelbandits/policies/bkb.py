@@ -19,8 +19,17 @@ Decisions on ambiguous points
   ridge leverage score that makes the dictionary size ``O(qbar d_eff)``; with the unscaled
   variance and ``lam < 1`` the dictionary would be under-sampled by the factor ``lam``.
 * ``lam`` defaults to ``noise_var`` (the reference code's heuristic).
-* Each past point is its own candidate (the paper's Alg. 1); the reference code instead merges
-  repeated arms and multiplies their probability by the pull count.
+* Repeated points. Alg. 1 as printed resamples every past observation independently; the
+  authors' code (``bkb_lib.py``, ``_resample_dict``) keeps one candidate per distinct arm with
+  probability ``min(qbar n_x sigma~^2(x) / lam, 1)`` for an arm pulled ``n_x`` times. Both give
+  the same embedding for a given set of distinct dictionary points (duplicates add nothing to
+  the span). Decision: the default follows the authors' code (``merge_repeats=True``). Measured
+  on the demo's GP samples (``benchmarks/bench_bkb.py``): per-observation resampling keeps about
+  15 points typically, but with probability about ``exp(-qbar)`` per round it drops every copy of
+  the most-pulled arm, whose variance then jumps above ``lam / qbar`` for all its copies, so the
+  next dictionary holds nearly all ``t`` points (peaks of ~2000 at t = 2000, each such round
+  costing O(t^3)). Merged resampling keeps the most-pulled arm with probability ~1 and has no
+  such peaks. ``merge_repeats=False`` gives Alg. 1 literally.
 * Before any data the dictionary is empty and the posterior is the prior, so the first choice is
   a uniform random tie-break among the maximisers of the prior UCB.
 """
@@ -104,12 +113,16 @@ class BKB(Policy):
         (constant multiplier of ``sigma~``).
     seed : seed or generator for tie-breaks and dictionary draws.
     lam : regulariser; ``None`` means ``noise_var``.
+    merge_repeats : resample one dictionary candidate per *distinct* observed point, with its
+        probability multiplied by its number of pulls (the authors' reference code; default),
+        instead of one per observation (Alg. 1 as printed). See the module notes.
 
     Attributes
     ----------
     posterior : the current :class:`NystromPosterior` (``mu~_t``, ``sigma~_t``).
     dictionary_sizes : dictionary size ``m_t`` after each round, a list of length ``t``.
-    inclusion_probabilities : ``(t,)`` the last round's ``p_{t,i}``.
+    inclusion_probabilities : the last round's ``p_{t,i}``, one per candidate: ``(t,)`` without
+        merging, one per distinct observed point (in ``np.unique`` order) with merging.
     dictionary_indices : ``(m_t,)`` indices of the observations in the current dictionary.
     """
 
@@ -124,6 +137,7 @@ class BKB(Policy):
         beta: BetaSchedule | float = 2.0,
         seed: SeedLike = None,
         lam: float | None = None,
+        merge_repeats: bool = True,
     ) -> None:
         super().__init__(domain, seed)
         check_kernel(kernel, domain.dim)
@@ -131,6 +145,7 @@ class BKB(Policy):
         self.noise_var = check_positive(noise_var, "noise_var")
         self.lam = self.noise_var if lam is None else check_positive(lam, "lam")
         self.qbar = check_positive(qbar, "qbar")
+        self.merge_repeats = bool(merge_repeats)
         self.beta = as_schedule(beta)
         d = domain.dim
         self.posterior = NystromPosterior(kernel, self.lam, np.zeros((0, d)), np.zeros((0, d)), [])
@@ -184,12 +199,28 @@ class BKB(Policy):
         Y = np.append(self.y_observed, y)  # (t,)
         var_new = float(self.posterior.variance(x[None, :])[0])  # sigma~^2_{t-1}(x_t)
         prev_var = np.append(self._data_var, var_new)  # sigma~^2_{t-1}(x_i), i <= t
-        # Alg. 1: p_{t,i} = min(qbar sigma~^2_{t-1}(x_i) / lam, 1) (scaled variance; module notes)
-        mask, probs = resample_dictionary(prev_var / self.lam, self.qbar, self.rng)
-        post = NystromPosterior(self.kernel, self.lam, X[mask], X, Y, 1.0 / np.sqrt(probs[mask]))
+        cand, multiplicity = self._dictionary_candidates(X)
+        # Alg. 1: p = min(qbar sigma~^2_{t-1}(x) / lam, 1) (scaled variance; module notes),
+        # times the number of repeats of x when they are merged (reference code)
+        scaled = multiplicity * prev_var[cand] / self.lam
+        mask, probs = resample_dictionary(scaled, self.qbar, self.rng)
+        chosen = cand[mask]
+        post = NystromPosterior(self.kernel, self.lam, X[chosen], X, Y, 1.0 / np.sqrt(probs[mask]))
         data_var = post.variance(X)  # sigma~^2_t(x_i) for the next resampling
         # commit (nothing below can fail)
         self.posterior, self._data_var = post, data_var
-        self.inclusion_probabilities, self.dictionary_indices = probs, np.flatnonzero(mask)
+        self.inclusion_probabilities, self.dictionary_indices = probs, chosen
         self.info_gain += 0.5 * float(np.log1p(var_new / self.lam))
-        self.dictionary_sizes.append(int(mask.sum()))
+        self.dictionary_sizes.append(int(chosen.size))
+
+    def _dictionary_candidates(self, X: FloatArray) -> tuple[np.ndarray, FloatArray]:
+        """Observation indices that may enter the dictionary and how many pulls each stands for.
+
+        ``merge_repeats=False``: every observation, multiplicity 1 (Alg. 1 as printed).
+        ``merge_repeats=True``: the first observation of each distinct point, multiplicity its
+        number of pulls (the authors' ``bkb_lib.py``, ``_resample_dict``).
+        """
+        if not self.merge_repeats:
+            return np.arange(X.shape[0]), np.ones(X.shape[0])
+        _, first, counts = np.unique(X, axis=0, return_index=True, return_counts=True)
+        return first, counts.astype(float)
