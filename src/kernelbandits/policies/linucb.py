@@ -148,7 +148,7 @@ class LinUCB(Policy):
 
     def _ucb_from_phi(self, Phi: FloatArray) -> FloatArray:
         """``theta^T phi + beta ||phi||_{V^{-1}}`` for the rows of ``Phi (m, p)``, shape ``(m,)``."""
-        norms2 = np.einsum("ij,jk,ik->i", Phi, self.V_inv, Phi)
+        norms2 = np.einsum("ij,ij->i", Phi @ self.V_inv, Phi)
         return Phi @ self.theta + self.width() * np.sqrt(np.maximum(norms2, 0.0))
 
     def ucb(self, X: ArrayLike) -> FloatArray:
