@@ -33,6 +33,8 @@ def test_grid_refuses_empty_and_nan_points():
         Grid(np.zeros((0, 1)))
     with pytest.raises(ValueError, match="points"):
         Grid([[0.0], [np.nan]])
+    with pytest.raises(ValueError, match="distinct"):
+        Grid([[0.0, 1.0], [0.5, 0.5], [0.0, 1.0]])
 
 
 def test_box_validation_and_sampling():

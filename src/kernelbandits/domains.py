@@ -47,6 +47,8 @@ class Grid:
         pts = as_points(points, "points").copy()  # never freeze the caller's array
         if pts.shape[0] == 0:
             raise ValueError("points must contain at least one point (the grid is empty)")
+        if np.unique(pts, axis=0).shape[0] != pts.shape[0]:
+            raise ValueError("points must be distinct (the grid repeats a point)")
         self.points: FloatArray = pts
         self.points.setflags(write=False)
         self.dim = pts.shape[1]
