@@ -1,4 +1,4 @@
-"""The built-in experiments. Importing this module registers them.
+"""Core experiments: the demo and the GP-UCB sanity check. Importing this module registers them.
 
 Every factory is a module-level function (worker processes import this module and look specs up
 by id; nothing is pickled). Policies and problems are imported inside the factories, so the
