@@ -5,7 +5,9 @@ Later policies add a factory here and so inherit every contract test.
 
 from collections.abc import Callable
 
-from kernelbandits.domains import Domain
+import numpy as np
+
+from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import RBF
 from kernelbandits.policies import (
     BKB,
@@ -40,3 +42,20 @@ POLICY_FACTORIES: dict[str, Factory] = {
     "bkb-theory": lambda dom, seed: BKB(dom, _kernel(dom), 0.01, beta=BKBBeta(), seed=seed),
     "linucb": lambda dom, seed: LinUCB(dom, lam=1.0, noise_std=0.1, seed=seed),
 }
+
+
+def play_on_grid(
+    policy: Policy, grid: Grid, values: np.ndarray, T: int, noise_sd: float = 0.1, seed: int = 0
+) -> tuple[np.ndarray, list[int]]:
+    """Play ``T`` rounds on ``grid`` with true ``values (m,)`` and Gaussian noise.
+
+    Returns the cumulative regret ``(T,)`` and the chosen grid indices.
+    """
+    noise = np.random.default_rng(seed)
+    regret, chosen = np.empty(T), []
+    for t in range(T):
+        i = grid.index(policy.ask())
+        chosen.append(i)
+        regret[t] = values.max() - values[i]
+        policy.tell(grid.points[i], values[i] + noise_sd * noise.standard_normal())
+    return np.cumsum(regret), chosen

@@ -12,6 +12,7 @@ from kernelbandits.kernels import RBF
 from kernelbandits.policies.base import Policy, RandomPolicy
 from kernelbandits.policies.beta import ConstantBeta, IGPUCBBeta
 from kernelbandits.policies.bkb import BKB, BKBBeta
+from policy_zoo import play_on_grid
 
 NOISE_SD = 0.1
 KERNEL = RBF(0.1)
@@ -28,15 +29,8 @@ def f() -> np.ndarray:
 
 def run(policy: Policy, f: np.ndarray, T: int, seed: int = 0) -> tuple[float, list[int]]:
     """Cumulative regret and chosen grid indices of ``policy`` over ``T`` rounds."""
-    rng = np.random.default_rng(seed)
-    regret, chosen = 0.0, []
-    for _ in range(T):
-        x = policy.ask()
-        i = GRID.index(x)
-        chosen.append(i)
-        regret += float(f.max() - f[i])
-        policy.tell(x, f[i] + NOISE_SD * rng.standard_normal())
-    return regret, chosen
+    regret, chosen = play_on_grid(policy, GRID, f, T, NOISE_SD, seed)
+    return float(regret[-1]), chosen
 
 
 def test_regret_and_small_dictionary(f: np.ndarray):

@@ -15,21 +15,12 @@ from kernelbandits.policies import (
     RandomPolicy,
     SrinivasBeta,
 )
+from policy_zoo import play_on_grid
 
 
 def gp_draw(grid, kernel, seed):
     K = kernel(grid.points) + 1e-10 * np.eye(len(grid))
     return np.linalg.cholesky(K) @ np.random.default_rng(seed).standard_normal(len(grid))
-
-
-def cumulative_regret(policy, grid, f, T, seed):
-    noise = np.random.default_rng(seed)
-    regret = np.empty(T)
-    for t in range(T):
-        j = grid.index(policy.ask())
-        policy.tell(grid.points[j], f[j] + 0.1 * noise.standard_normal())
-        regret[t] = f.max() - f[j]
-    return np.cumsum(regret)
 
 
 def test_gp_ucb_regret_on_a_gp_sample():
@@ -38,8 +29,8 @@ def test_gp_ucb_regret_on_a_gp_sample():
     ucb, rnd = [], []
     for seed in range(3):
         f = gp_draw(grid, kernel, seed)
-        ucb.append(cumulative_regret(GPUCB(grid, kernel, 0.01, seed=seed), grid, f, 300, seed))
-        rnd.append(cumulative_regret(RandomPolicy(grid, seed=seed), grid, f, 300, seed))
+        ucb.append(play_on_grid(GPUCB(grid, kernel, 0.01, seed=seed), grid, f, 300, 0.1, seed)[0])
+        rnd.append(play_on_grid(RandomPolicy(grid, seed=seed), grid, f, 300, 0.1, seed)[0])
     ucb_avg = np.mean(ucb, axis=0) / np.arange(1, 301)
     assert ucb_avg[299] < ucb_avg[149] < ucb_avg[49] < ucb_avg[9]
     assert np.mean(ucb, axis=0)[-1] < 0.1 * np.mean(rnd, axis=0)[-1]

@@ -12,6 +12,7 @@ from kernelbandits.policies.base import Policy, RandomPolicy
 from kernelbandits.policies.beta import ConstantBeta, IGPUCBBeta
 from kernelbandits.policies.linucb import LinUCB
 from kernelbandits.regression.rff import RandomFourierFeatures
+from policy_zoo import play_on_grid
 
 D = 5
 
@@ -27,16 +28,9 @@ def problem() -> tuple[Grid, np.ndarray]:
 
 
 def run(policy: Policy, grid: Grid, theta: np.ndarray, T: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    means = grid.points @ theta
-    regret, chosen = 0.0, []
-    for _ in range(T):
-        x = policy.ask()
-        i = grid.index(x)
-        chosen.append(i)
-        regret += float(means.max() - means[i])
-        policy.tell(x, means[i] + 0.1 * rng.standard_normal())
-    return regret, chosen
+    """Cumulative regret and chosen indices on the linear reward ``x^T theta``."""
+    regret, chosen = play_on_grid(policy, grid, grid.points @ theta, T, 0.1, seed)
+    return float(regret[-1]), chosen
 
 
 def test_incremental_algebra_matches_closed_forms(problem):
