@@ -50,7 +50,9 @@ class RunOutcome:
 class PolicySummary:
     """Statistics over the seeds of one policy (``se = sd / sqrt(n)``, NaN for ``n < 2``).
 
-    ``final_regret`` is ``R_T``, ``average_regret`` is ``R_T / T``, ``seconds_per_round`` the
+    ``final_regret`` is ``R_T``, ``average_regret`` is ``R_T / T`` (``average_regret_sd`` its
+    standard deviation over runs, as the multi-task paper plots), ``last_regret`` the recorded
+    regret of round ``T`` (for a Bayes-regret problem: ``R_B(T)``), ``seconds_per_round`` the
     mean ask + tell wall time per round.
     """
 
@@ -61,6 +63,9 @@ class PolicySummary:
     average_regret_mean: float
     average_regret_se: float
     seconds_per_round: float
+    average_regret_sd: float = float("nan")
+    last_regret_mean: float = float("nan")
+    last_regret_se: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -188,8 +193,12 @@ def summarize(traces: list[Trace], policy: str) -> PolicySummary:
     """Mean and standard error of ``R_T`` and ``R_T / T`` over runs, mean seconds per round."""
     final = [float(tr.cumulative_regret[-1]) for tr in traces]
     avg = [float(tr.average_regret[-1]) for tr in traces]
+    last = [float(tr.regret[-1]) for tr in traces]
     secs = float(np.mean(np.concatenate([tr.wall_time for tr in traces])))
-    return PolicySummary(policy, len(traces), *_mean_se(final), *_mean_se(avg), secs)
+    sd = float(np.std(avg, ddof=1)) if len(avg) > 1 else float("nan")
+    return PolicySummary(
+        policy, len(traces), *_mean_se(final), *_mean_se(avg), secs, sd, *_mean_se(last)
+    )
 
 
 def run_experiment(

@@ -18,22 +18,26 @@ import numpy as np
 from kernelbandits._validation import FloatArray
 from kernelbandits.experiments.trace import Trace
 
-_YLABEL = {"cumulative": "cumulative regret $R_t$", "average": "average regret $R_t / t$"}
+_YLABEL = {
+    "cumulative": "cumulative regret $R_t$",
+    "average": "average regret $R_t / t$",
+    "instantaneous": "regret after round $t$",
+}
 
 
 def regret_curves(traces: Sequence[Trace], metric: str = "cumulative") -> FloatArray:
     """Stack the runs' regret curves, shape ``(n, T)`` (``T`` the shortest horizon)."""
     if metric not in _YLABEL:
-        raise ValueError(f"metric must be 'cumulative' or 'average'; got {metric!r}")
+        raise ValueError(f"metric must be one of {tuple(_YLABEL)}; got {metric!r}")
     if not traces:
         raise ValueError("traces must contain at least one run")
     T = min(tr.horizon for tr in traces)
-    pick = (
-        (lambda tr: tr.cumulative_regret)
-        if metric == "cumulative"
-        else (lambda tr: tr.average_regret)
-    )
-    return np.stack([pick(tr)[:T] for tr in traces])
+    attribute = {
+        "cumulative": "cumulative_regret",
+        "average": "average_regret",
+        "instantaneous": "regret",
+    }[metric]
+    return np.stack([getattr(tr, attribute)[:T] for tr in traces])
 
 
 def mean_and_se(curves: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -56,7 +60,7 @@ def plot_regret(
     ----------
     traces : policy name -> its runs (one per seed); policies without runs are skipped.
     path : output file (parent directories are created).
-    metric : ``"cumulative"`` (``R_t``) or ``"average"`` (``R_t / t``).
+    metric : ``"cumulative"`` (``R_t``), ``"average"`` (``R_t / t``) or ``"instantaneous"``.
     title : the figure title.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg

@@ -65,33 +65,35 @@ def run(policy: Policy | PolicyFactory, problem: Problem, T: int, seed: int) -> 
 
     Returns
     -------
-    A :class:`Trace` with ``X (T, d)``, ``y (T,)``, ``f (T,) = problem.f(X)``,
-    ``regret (T,) = problem.optimum_value - f`` and ``wall_time (T,)`` (ask + tell, seconds;
-    the evaluation of the problem is not counted).
+    A :class:`Trace` with ``X (T, d)``, ``y (T,)`` (``(T, n)`` for a problem with ``n`` outputs),
+    ``f (T,) = problem.f(X)``, ``regret (T,) = problem.trajectory_regret(X)`` (by default
+    ``problem.optimum_value - f``) and ``wall_time (T,)`` (ask + tell, seconds; the evaluation
+    of the problem is not counted).
     """
     T, seed = _check_args(T, seed)
     noise_rng, policy_seed = derive_seeds(seed)
     pol = _make_policy(policy, problem, policy_seed)
     d = problem.domain.dim
     X = np.empty((T, d))
-    y = np.empty(T)
+    ys: list[float | np.ndarray] = []
     wall = np.empty(T)
     for t in range(T):
         start = time.perf_counter()
         x = pol.ask()
         ask_time = time.perf_counter() - start
-        y[t] = problem.evaluate(x, noise_rng)
+        y_t = problem.evaluate(x, noise_rng)  # a float, or (n,) for a vector-valued problem
         X[t] = x
         start = time.perf_counter()
-        pol.tell(x, y[t])
+        pol.tell(x, y_t)
         wall[t] = ask_time + (time.perf_counter() - start)
+        ys.append(y_t)
     f = np.asarray(problem.f(X), dtype=float).reshape(T)
     optimum = float(problem.optimum_value)
     return Trace(
         X=X,
-        y=y,
+        y=np.asarray(ys, dtype=float),
         f=f,
-        regret=optimum - f,
+        regret=np.asarray(problem.trajectory_regret(X), dtype=float).reshape(T),
         wall_time=wall,
         policy=getattr(pol, "name", type(pol).__name__),
         problem=getattr(problem, "name", type(problem).__name__),

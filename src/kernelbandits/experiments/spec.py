@@ -25,7 +25,8 @@ from kernelbandits.policies.base import Policy
 from kernelbandits.problems.base import Problem
 
 CATALOG_MODULE = "kernelbandits.experiments.catalog"
-Metric = Literal["cumulative", "average"]
+Metric = Literal["cumulative", "average", "instantaneous"]
+METRICS = ("cumulative", "average", "instantaneous")
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,8 @@ class ExperimentSpec:
     horizon, n_seeds : the full experiment (seeds are ``0..n_seeds-1``).
     quick_horizon, quick_seeds : the CI-size variant.
     paper_settings : free-form record of the paper's parameters.
-    metric : y axis of the plot: ``"cumulative"`` (``R_t``) or ``"average"`` (``R_t / t``).
+    metric : y axis of the plot: ``"cumulative"`` (``R_t``), ``"average"`` (``R_t / t``) or
+        ``"instantaneous"`` (the trace's per-round regret as recorded, e.g. Bayes regret).
     reference : the paper and figure reproduced.
     module : the module whose import registers this spec; set by :func:`register` when empty.
     """
@@ -69,8 +71,8 @@ class ExperimentSpec:
         for name in ("horizon", "n_seeds", "quick_horizon", "quick_seeds"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"spec {self.id!r}: {name} must be >= 1")
-        if self.metric not in ("cumulative", "average"):
-            raise ValueError(f"metric must be 'cumulative' or 'average'; got {self.metric!r}")
+        if self.metric not in METRICS:
+            raise ValueError(f"metric must be one of {METRICS}; got {self.metric!r}")
         object.__setattr__(self, "policies", MappingProxyType(dict(self.policies)))
         object.__setattr__(self, "paper_settings", MappingProxyType(dict(self.paper_settings)))
 

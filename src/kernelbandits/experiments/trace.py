@@ -39,9 +39,11 @@ class Trace:
     Attributes
     ----------
     X : (T, d) chosen points, row ``t-1`` is round ``t``.
-    y : (T,) noisy observations.
-    f : (T,) noise-free values ``f(x_t)``.
-    regret : (T,) instantaneous regret ``optimum_value - f``.
+    y : (T,) noisy observations, or (T, n) for a problem with ``n`` outputs.
+    f : (T,) noise-free values ``f(x_t)`` (for ``n`` outputs: the scalar utility scored).
+    regret : (T,) the problem's per-round regret (:meth:`Problem.trajectory_regret`): by default
+        the instantaneous regret ``optimum_value - f``; for a set-based score such as Bayes regret
+        its value after round ``t`` (then read it with the ``"instantaneous"`` metric).
     wall_time : (T,) seconds spent in ``ask`` + ``tell`` in each round.
     policy, problem : display names.
     seed : the run's seed (see :func:`kernelbandits.experiments.runner.run`).
@@ -64,7 +66,9 @@ class Trace:
 
     def __post_init__(self) -> None:
         arrays = {"X": _frozen(self.X, 2, "X")}
-        arrays |= {k: _frozen(getattr(self, k), 1, k) for k in _ARRAYS[1:]}
+        y = np.asarray(self.y)
+        arrays["y"] = _frozen(y, 2 if y.ndim == 2 else 1, "y")  # (T,) or (T, n)
+        arrays |= {k: _frozen(getattr(self, k), 1, k) for k in _ARRAYS[2:]}
         T = arrays["X"].shape[0]
         for k, v in arrays.items():
             if v.shape[0] != T:

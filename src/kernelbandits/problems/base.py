@@ -55,6 +55,12 @@ class Problem(ABC):
         """Instantaneous regret ``f(x*) - f(x)`` for each row of ``X``, shape ``(m,)``."""
         return self.optimum_value - self.f(X)
 
+    def trajectory_regret(self, X: ArrayLike) -> FloatArray:
+        """The per-round regret the runner records for the points ``X (T, d)`` played in order,
+        shape ``(T,)``. Default: the instantaneous regret :meth:`regret`. Problems scored by a
+        set function of the points played so far (e.g. Bayes regret) override it."""
+        return self.regret(X)
+
 
 class FunctionProblem(Problem):
     """Wrap any vectorised callable ``f: (m, d) -> (m,)`` as a problem.

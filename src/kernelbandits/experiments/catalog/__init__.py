@@ -1,10 +1,11 @@
 """The built-in experiments, one module per family; importing this package registers them all.
 
 - :mod:`~kernelbandits.experiments.catalog.core`: the demo and the core sanity checks.
+- :mod:`~kernelbandits.experiments.catalog.multitask`: Chowdhury & Gopalan (2021), Fig. 1-4.
 
 Each paper adds its own module here (one spec per figure) and imports it below.
 """
 
-from kernelbandits.experiments.catalog import core
+from kernelbandits.experiments.catalog import core, multitask
 
-__all__ = ["core"]
+__all__ = ["core", "multitask"]

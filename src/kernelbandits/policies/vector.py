@@ -1,0 +1,135 @@
+"""Policies for vector-valued observations, and the scalarised UCB rule they share.
+
+Chowdhury & Gopalan (2021), eq. (3), Alg. 1-2 and App. E. A :class:`VectorPolicy` is told
+``y (n,)`` instead of a number; a :class:`ScalarizedUCB` picks
+
+    x_t = argmax_x  E_lambda[s_lambda(mu_{t-1}(x))] + L beta_{t-1} ||Gamma_{t-1}(x, x)||^{1/2}   (eq. 3)
+
+where the expectation is a sample average over ``n_weights`` draws of the weight prior made once
+when the policy is built, or — with ``random_scalarization=True`` (App. E, for Bayes regret) —
+``s_{lambda_t}`` for a single fresh draw ``lambda_t ~ P_lambda`` per round.
+
+Notation: ``n`` tasks, ``m`` candidate points, ``S`` weight samples.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from kernelbandits._random import SeedLike
+from kernelbandits._validation import FloatArray, as_finite_vector, check_positive
+from kernelbandits.domains import Domain, Grid
+from kernelbandits.policies.base import Policy
+from kernelbandits.scalarization import ExpectedScalarization, Scalarization
+
+#: weight samples of the acquisition's expected scalarisation (the paper does not give a number)
+DEFAULT_N_WEIGHTS = 100
+
+
+class VectorPolicy(Policy):
+    """A policy observing ``n`` outputs per round: ``tell(x, y)`` with ``y (n,)``."""
+
+    def __init__(self, domain: Domain, n_tasks: int, seed: SeedLike = None) -> None:
+        super().__init__(domain, seed)
+        if isinstance(n_tasks, bool) or int(n_tasks) < 1:
+            raise ValueError(f"n_tasks must be a positive integer; got {n_tasks!r}")
+        self.n_tasks = int(n_tasks)
+
+    def tell(self, x: ArrayLike, y: ArrayLike) -> None:
+        """Record ``y (n,)`` observed at ``x``; ``ValueError`` on bad input, state unchanged."""
+        xv = self.domain.validate(x, "x")
+        yv = as_finite_vector(y, self.n_tasks, "y")
+        self._update(xv, yv)
+        self._X.append(xv)
+        self._y.append(yv)  # type: ignore[arg-type]
+
+    @abstractmethod
+    def _update(self, x: FloatArray, y: FloatArray) -> None:  # type: ignore[override]
+        """Absorb a validated observation ``y (n,)``; raise before mutating anything."""
+
+    @property
+    def y_observed(self) -> FloatArray:
+        """Observed outputs, shape ``(t, n)``."""
+        return np.array(self._y, dtype=float).reshape(-1, self.n_tasks)
+
+
+class ScalarizedUCB(VectorPolicy):
+    """Eq. (3) on a model that gives ``mu (m, n)`` and ``||Gamma|| (m,)``; subclasses supply both
+    (:meth:`mean_and_norm`) and the radius (:meth:`width`).
+
+    Parameters
+    ----------
+    domain : a Grid (exact maximisation, random tie-breaks) or a Box.
+    n_tasks : ``n``.
+    scalarization : ``s_lambda`` (linear or Chebyshev); it also draws the weights.
+    n_weights : size ``S`` of the fixed weight sample of ``E_lambda``.
+    random_scalarization : one ``lambda_t ~ P_lambda`` per round instead (App. E).
+    lipschitz : ``L`` (the paper: 1 for both scalarisations on the simplex).
+    seed : seed or generator (weights, tie-breaks, random scalarisations, dictionaries).
+    """
+
+    def __init__(
+        self,
+        domain: Domain,
+        n_tasks: int,
+        scalarization: Scalarization,
+        n_weights: int = DEFAULT_N_WEIGHTS,
+        random_scalarization: bool = False,
+        lipschitz: float = 1.0,
+        seed: SeedLike = None,
+    ) -> None:
+        super().__init__(domain, n_tasks, seed)
+        if not isinstance(scalarization, Scalarization):
+            raise ValueError(
+                f"scalarization must be a Scalarization; got {type(scalarization).__name__}"
+            )
+        self.scalarization = scalarization
+        self.lipschitz = check_positive(lipschitz, "lipschitz")
+        self.random_scalarization = bool(random_scalarization)
+        self.weights = scalarization.sample_weights(
+            self.n_tasks, int(n_weights), self.rng
+        )  # (S, n)
+        self.utility = ExpectedScalarization(scalarization, self.weights)
+        self.last_weight: FloatArray | None = (
+            None  # lambda_t of the last random-scalarisation round
+        )
+
+    # -- what subclasses provide ------------------------------------------------------------
+    @abstractmethod
+    def mean_and_norm(self, X: ArrayLike | None = None) -> tuple[FloatArray, FloatArray]:
+        """``mu_{t-1} (m, n)`` and ``||Gamma_{t-1}(x, x)|| (m,)`` at ``X (m, d)``; ``None`` means
+        every grid point (a subclass may serve it from a tracked cache)."""
+
+    @abstractmethod
+    def width(self) -> float:
+        """``beta_{t-1}``, the radius of the next decision."""
+
+    # -- the acquisition ----------------------------------------------------------------------
+    def scalarize(self, mean: FloatArray, weight: FloatArray | None) -> FloatArray:
+        """``E_lambda[s_lambda(mean)]`` (fixed sample), or ``s_weight(mean)`` for one weight."""
+        return self.utility(mean) if weight is None else self.scalarization(mean, weight)
+
+    def scores(self, X: ArrayLike | None = None, weight: FloatArray | None = None) -> FloatArray:
+        """``u_t(x)`` of eq. (3) at ``X (m, d)`` (``None``: the grid), shape ``(m,)``."""
+        mean, norm = self.mean_and_norm(X)
+        return self.scalarize(mean, weight) + self.lipschitz * self.width() * np.sqrt(norm)
+
+    def _propose(self) -> FloatArray:
+        weight = None
+        if self.random_scalarization:  # App. E: one lambda_t ~ P_lambda this round
+            weight = self.scalarization.sample_weights(self.n_tasks, 1, self.rng)[0]
+            self.last_weight = weight
+        if isinstance(self.domain, Grid):
+            scores = self.scores(None, weight)
+            return self.domain.points[self.domain.argmax(scores, self.rng)]
+        return self.domain.maximize(lambda X: self.scores(X, weight), self.rng)
+
+    def _grid_or(self, X: ArrayLike | None) -> ArrayLike:
+        if X is None:
+            if not isinstance(self.domain, Grid):
+                raise ValueError("X is required on a Box domain")
+            return self.domain.points
+        return X
