@@ -81,7 +81,7 @@ def _print_result(console: Console, result: ExperimentResult) -> None:
 
     table = Table(title=f"{result.title}  (T={result.horizon}, {result.n_seeds} seeds)")
     table.add_column("policy")
-    for col in ("runs", "final regret R_T", "R_T / T", "ms / round"):
+    for col in ("runs", "final regret R_T", "R_T / T", "last-round regret", "ms / round"):
         table.add_column(col, justify="right")
     for s in result.policies.values():
         table.add_row(
@@ -89,6 +89,7 @@ def _print_result(console: Console, result: ExperimentResult) -> None:
             str(s.n_runs),
             _pm(s.final_regret_mean, s.final_regret_se),
             _pm(s.average_regret_mean, s.average_regret_se),
+            _pm(s.last_regret_mean, s.last_regret_se),
             f"{1e3 * s.seconds_per_round:.3g}",
         )
     console.print(table)

@@ -169,7 +169,7 @@ class ICM(SeparableSum):
     """
 
     def __init__(self, base: Kernel, B: ArrayLike) -> None:
-        super().__init__([(base, B)])
+        super().__init__([(base, check_task_matrix(B, name="B"))])
         self.base = self.kernels[0]
         self.B = self.task_matrices[0]
         xi, U = np.linalg.eigh(self.B)  # App. A.2: B = sum_i xi_i u_i u_i^T, computed once

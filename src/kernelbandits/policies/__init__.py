@@ -10,6 +10,9 @@ from kernelbandits.policies.beta import (
 from kernelbandits.policies.bkb import BKB, BKBBeta
 from kernelbandits.policies.gp import GPEI, GPPI, GPTS, GPUCB, GPPolicy
 from kernelbandits.policies.linucb import LinUCB
+from kernelbandits.policies.mtbkb import ITBKB, MTBKB
+from kernelbandits.policies.multitask import ITKB, MOBO, MTKB
+from kernelbandits.policies.vector import ScalarizedUCB, VectorPolicy, VectorRandomPolicy
 
 __all__ = [
     "BKB",
@@ -17,6 +20,11 @@ __all__ = [
     "GPPI",
     "GPTS",
     "GPUCB",
+    "ITBKB",
+    "ITKB",
+    "MOBO",
+    "MTBKB",
+    "MTKB",
     "BKBBeta",
     "BetaSchedule",
     "ConstantBeta",
@@ -25,5 +33,8 @@ __all__ = [
     "LinUCB",
     "Policy",
     "RandomPolicy",
+    "ScalarizedUCB",
     "SrinivasBeta",
+    "VectorPolicy",
+    "VectorRandomPolicy",
 ]

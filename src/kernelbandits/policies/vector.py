@@ -56,6 +56,18 @@ class VectorPolicy(Policy):
         return np.array(self._y, dtype=float).reshape(-1, self.n_tasks)
 
 
+class VectorRandomPolicy(VectorPolicy):
+    """Uniformly random actions for an ``n``-output problem: the reference to beat."""
+
+    name = "Random"
+
+    def _propose(self) -> FloatArray:
+        return self.domain.sample(1, self.rng)[0]
+
+    def _update(self, x: FloatArray, y: FloatArray) -> None:  # type: ignore[override]
+        del x, y  # a random policy learns nothing
+
+
 class ScalarizedUCB(VectorPolicy):
     """Eq. (3) on a model that gives ``mu (m, n)`` and ``||Gamma|| (m,)``; subclasses supply both
     (:meth:`mean_and_norm`) and the radius (:meth:`width`).

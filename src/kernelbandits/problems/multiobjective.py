@@ -102,7 +102,8 @@ class VectorProblem(Problem):
         out = np.asarray(self._values(Xa), dtype=float)
         if out.shape != (Xa.shape[0], self.n_outputs):
             raise ValueError(
-                f"values returned shape {out.shape}; expected ({Xa.shape[0]}, {self.n_outputs})"
+                f"values returned shape {out.shape}; expected ({Xa.shape[0]}, {self.n_outputs}) "
+                f"(n_outputs={self.n_outputs})"
             )
         return out
 

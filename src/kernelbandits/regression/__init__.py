@@ -1,5 +1,6 @@
 """The one posterior engine: exact incremental GP posterior, candidate caches, information gain,
-type-II maximum likelihood, Nystrom (BKB) embeddings and random Fourier features."""
+type-II maximum likelihood, Nystrom (BKB) embeddings and random Fourier features; the
+vector-valued (multi-task) posterior in block form and on the ICM fast path, exact and sketched."""
 
 from kernelbandits.regression.gp import (
     CandidatePosterior,
@@ -8,6 +9,18 @@ from kernelbandits.regression.gp import (
     sample_gaussian,
 )
 from kernelbandits.regression.likelihood import fit_hyperparameters, log_marginal_likelihood
+from kernelbandits.regression.multitask import (
+    BlockPosterior,
+    DecoupledPosterior,
+    VectorPosterior,
+    batch_posterior,
+    vector_posterior,
+)
+from kernelbandits.regression.multitask_nystrom import (
+    BlockNystromPosterior,
+    DecoupledNystromPosterior,
+    nystrom_vector_posterior,
+)
 from kernelbandits.regression.nystrom import (
     NystromEmbedding,
     NystromPosterior,
@@ -17,15 +30,23 @@ from kernelbandits.regression.nystrom import (
 from kernelbandits.regression.rff import RandomFourierFeatures
 
 __all__ = [
+    "BlockNystromPosterior",
+    "BlockPosterior",
     "CandidatePosterior",
+    "DecoupledNystromPosterior",
+    "DecoupledPosterior",
     "GPPosterior",
     "NystromEmbedding",
     "NystromPosterior",
     "RandomFourierFeatures",
+    "VectorPosterior",
+    "batch_posterior",
     "fit_hyperparameters",
     "information_gain",
     "log_marginal_likelihood",
     "nystrom_embedding",
+    "nystrom_vector_posterior",
     "resample_dictionary",
     "sample_gaussian",
+    "vector_posterior",
 ]

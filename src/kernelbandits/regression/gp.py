@@ -260,7 +260,7 @@ class CandidatePosterior:
 
     def __init__(self, posterior: GPPosterior, candidates: FloatArray) -> None:
         self._post = posterior
-        self.X = candidates
+        self.X = candidates.copy()  # a private, read-only copy
         self.X.setflags(write=False)
         self._kdiag = posterior.kernel.diag(candidates)
         self._index = {row.tobytes(): j for j, row in enumerate(candidates)}

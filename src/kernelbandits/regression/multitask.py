@@ -241,7 +241,7 @@ class BlockCandidates(VectorCandidates):
 
     def __init__(self, post: BlockPosterior, candidates: FloatArray) -> None:
         self._post = post
-        self.X = candidates
+        self.X = candidates.copy()  # a private, read-only copy
         self.X.setflags(write=False)
         self._index = {row.tobytes(): j for j, row in enumerate(candidates)}
         m, n, N = candidates.shape[0], post._n, post._t * post._n
@@ -405,6 +405,6 @@ def batch_posterior(
     sol = np.linalg.solve(G, np.column_stack([Ya.reshape(-1), Gx]))
     m = Xqa.shape[0]
     mean = (Gx.T @ sol[:, 0]).reshape(m, n)
-    quad = (Gx.T @ sol[:, 1:]).reshape(m, n, m, n)
-    cov = kernel.diag_blocks(Xqa) - quad[np.arange(m), :, np.arange(m), :]
-    return mean, cov
+    # diagonal blocks only: G_t(x_i)^T (G_t + eta I)^{-1} G_t(x_i), (m, n, n)
+    quad = np.einsum("kia,kib->iab", Gx.reshape(-1, m, n), sol[:, 1:].reshape(-1, m, n))
+    return mean, kernel.diag_blocks(Xqa) - quad

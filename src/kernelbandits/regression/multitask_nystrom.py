@@ -126,7 +126,7 @@ class BlockNystromPosterior(NystromVectorPosterior):
             self._proj = np.zeros((0, 0))
         self.rank = int(self._proj.shape[1])
         r = self.rank
-        Phi = self._embed(Xa).reshape(r, -1)  # (r, t n), point-major columns
+        Phi = self._embed(Xa).reshape(r, Xa.shape[0] * n)  # (r, t n), point-major columns
         A = Phi @ Phi.T + self.eta * np.eye(r)  # V~ + eta I
         self._chol = cho_factor(A, lower=True) if r else None
         self._coef = cho_solve(self._chol, Phi @ Ya.reshape(-1)) if self._chol else np.zeros(0)
