@@ -85,7 +85,7 @@ def test_itkb_radius_is_igpucb_times_sqrt_n():
     X = pol.X_observed
     # gamma of one task: 1/2 log det(I + K_t / eta) (every task sees the same points)
     gamma = 0.5 * np.linalg.slogdet(np.eye(len(X)) + K(X) / 0.1)[1]
-    single = 2.0 + 0.1 * np.sqrt(2 * (gamma + 1 + np.log(1 / 0.1)))
+    single = 2.0 + 0.1 / np.sqrt(0.1) * np.sqrt(2 * (gamma + 1 + np.log(1 / 0.1)))
     assert pol.width() == pytest.approx(np.sqrt(N) * single, rel=1e-10)
 
 

@@ -14,3 +14,14 @@ def test_readme_python_example_runs():
     trace = namespace["trace"]
     assert trace.horizon == 200  # type: ignore[attr-defined]
     assert trace.cumulative_regret[-1] < 0.2 * 200  # type: ignore[attr-defined]
+
+
+def test_readme_multitask_example_runs():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    assert len(blocks) >= 2, "the README has no multi-task example"
+    namespace: dict[str, object] = {}
+    exec(compile(blocks[1], str(README), "exec"), namespace)
+    mt, problem = namespace["mt"], namespace["problem"]
+    assert mt.y.shape == (100, 4)  # type: ignore[attr-defined]
+    uniform = problem.optimum_value - problem.f(problem.domain.points).mean()  # type: ignore[attr-defined]
+    assert mt.average_regret[-1] < 0.95 * uniform  # type: ignore[attr-defined]

@@ -146,11 +146,16 @@ class ITKB(_ExactModelUCB):
 
     Each task has its own GP with the scalar kernel ``k`` (``Gamma = diag(k, ..., k)``) and the
     IGP-UCB radius (Chowdhury & Gopalan 2017, Thm 2) inflated by ``sqrt(n)``:
-    ``beta_t = sqrt(n) (b + sigma sqrt(2 (gamma_t + 1 + ln(1/delta))))`` with ``gamma_t`` the
-    largest per-task information gain ``1/2 sum_s log(1 + sigma^2_{s-1,i}(x_s) / eta)``.
-    Decision: IGP-UCB regularises with ``1 + eta``; we use ``eta`` as every other algorithm of
-    the comparison does (App. F: "for a particular hyperparameter, we always use the same value").
-    Other parameters as :class:`MTKB`.
+    ``beta_t = sqrt(n) (b + sigma / sqrt(eta) sqrt(2 (gamma_t + 1 + ln(1/delta))))`` with
+    ``gamma_t`` the largest per-task information gain
+    ``1/2 sum_s log(1 + sigma^2_{s-1,i}(x_s) / eta)``.
+
+    Decision: IGP-UCB regularises with ``lam = 1 + eta`` (so ``lam ~ 1``); every algorithm of the
+    comparison uses the same ``eta`` (App. F: "for a particular hyperparameter, we always use the
+    same value"), so the posterior here uses ``eta`` and the noise term is rescaled to it:
+    for regulariser ``lam`` the bound reads ``B + R / sqrt(lam) sqrt(...)`` (posterior with noise
+    ``lam`` = kernel ``k / lam`` with unit noise), which is also what the MT paper's Thm 2 gives
+    at ``n = 1`` (``sigma / sqrt(eta)``). Other parameters as :class:`MTKB`.
     """
 
     name = "IT-KB"
@@ -182,7 +187,8 @@ class ITKB(_ExactModelUCB):
             lipschitz,
             seed,
         )
-        self.radius = IGPUCBBeta(B=b, R=noise_std, delta=delta)
+        # the noise term of IGP-UCB at regulariser eta: R / sqrt(eta) (see the class notes)
+        self.radius = IGPUCBBeta(B=b, R=noise_std / np.sqrt(self.eta), delta=delta)
 
     def width(self) -> float:
         assert isinstance(self.posterior, DecoupledPosterior)
