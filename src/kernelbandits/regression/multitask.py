@@ -71,11 +71,12 @@ def log_det_gain(task_cov: FloatArray, eta: float) -> float:
 class VectorPosterior(ABC):
     """Common interface of the exact multi-task posteriors (see the module docstring)."""
 
-    kernel: SeparableSum
-    eta: float
-    input_dim: int
-    log_det_sum: float
-    _t: int
+    def __init__(self, kernel: SeparableSum, eta: float, input_dim: int) -> None:
+        self.kernel = check_multitask_kernel(kernel, input_dim)
+        self.eta = check_positive(eta, "eta")
+        self.input_dim = int(input_dim)
+        self.log_det_sum = 0.0  # sum_s log det(I_n + Gamma_{s-1}(x_s, x_s) / eta)
+        self._t = 0
 
     @property
     def n_tasks(self) -> int:
@@ -156,11 +157,7 @@ class BlockPosterior(VectorPosterior):
     """
 
     def __init__(self, kernel: SeparableSum, eta: float, input_dim: int) -> None:
-        self.kernel = check_multitask_kernel(kernel, input_dim)
-        self.eta = check_positive(eta, "eta")
-        self.input_dim = int(input_dim)
-        self.log_det_sum = 0.0
-        self._t = 0
+        super().__init__(kernel, eta, input_dim)
         self._cap = 0
         n = self.n_tasks
         self._L = np.zeros((0, 0))
@@ -301,11 +298,7 @@ class DecoupledPosterior(VectorPosterior):
     """
 
     def __init__(self, kernel: SeparableSum, eta: float, input_dim: int) -> None:
-        self.kernel = check_multitask_kernel(kernel, input_dim)
-        self.eta = check_positive(eta, "eta")
-        self.input_dim = int(input_dim)
-        self.log_det_sum = 0.0
-        self._t = 0
+        super().__init__(kernel, eta, input_dim)
         split = self.kernel.decoupling()
         if split is None:
             raise ValueError(f"{kernel!r} has no decoupling; use BlockPosterior")

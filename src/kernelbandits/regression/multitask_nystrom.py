@@ -45,11 +45,24 @@ Method = Literal["auto", "block", "decoupled"]
 class NystromVectorPosterior(ABC):
     """Common interface of the sketched multi-task posteriors (built once per round)."""
 
-    kernel: SeparableSum
-    eta: float
     dictionary_size: int
     rank: int
-    input_dim: int
+
+    def __init__(
+        self,
+        kernel: SeparableSum,
+        eta: float,
+        dictionary: ArrayLike,
+        weights: ArrayLike | None,
+        X: ArrayLike,
+        Y: ArrayLike,
+    ) -> None:
+        """Validate and store the common inputs (see the subclasses for their meaning)."""
+        self.kernel = check_multitask_kernel(kernel)
+        self.eta = check_positive(eta, "eta")
+        self._Xa, self._Ya, self._D, self._w = _data(self.kernel, dictionary, weights, X, Y)
+        self.input_dim = int(self._Xa.shape[1])
+        self.dictionary_size = int(self._D.shape[0])
 
     def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """``mu~_t (m, n)`` and ``Gamma~_t(x, x) (m, n, n)`` at the rows of ``X (m, d)``."""
@@ -110,12 +123,9 @@ class BlockNystromPosterior(NystromVectorPosterior):
         X: ArrayLike,
         Y: ArrayLike,
     ) -> None:
-        self.kernel = check_multitask_kernel(kernel)
-        self.eta = check_positive(eta, "eta")
-        Xa, Ya, D, w = _data(kernel, dictionary, weights, X, Y)
-        n = kernel.n_tasks
-        self.input_dim, self.dictionary_size = Xa.shape[1], D.shape[0]
-        self._D = D
+        super().__init__(kernel, eta, dictionary, weights, X, Y)
+        Xa, Ya, D, w = self._Xa, self._Ya, self._D, self._w
+        n = self.kernel.n_tasks
         wn = np.repeat(w, n)  # one weight per (dictionary point, task) row
         if D.shape[0]:
             G = wn[:, None] * kernel.gram(D) * wn[None, :]
@@ -170,14 +180,12 @@ class DecoupledNystromPosterior(NystromVectorPosterior):
         X: ArrayLike,
         Y: ArrayLike,
     ) -> None:
-        self.kernel = check_multitask_kernel(kernel)
-        self.eta = check_positive(eta, "eta")
-        split = self.kernel.shared_decoupling()
+        split = check_multitask_kernel(kernel).shared_decoupling()
         if split is None:
             raise ValueError(f"{kernel!r} has no shared decoupling; use BlockNystromPosterior")
+        super().__init__(kernel, eta, dictionary, weights, X, Y)
         self.base, self.xi, self.directions = split
-        Xa, Ya, D, w = _data(kernel, dictionary, weights, X, Y)
-        self.input_dim, self.dictionary_size = Xa.shape[1], D.shape[0]
+        Xa, Ya, D, w = self._Xa, self._Ya, self._D, self._w
         self.embedding = nystrom_embedding(self.base, D, w)
         self.rank = self.embedding.rank
         phi = self.embedding(Xa)  # (t, r_k)
