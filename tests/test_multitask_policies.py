@@ -89,6 +89,18 @@ def test_itkb_radius_is_igpucb_times_sqrt_n():
     assert pol.width() == pytest.approx(np.sqrt(N) * single, rel=1e-10)
 
 
+def test_itbkb_radius_is_bkb_theorem_1_times_sqrt_n():
+    pol = ITBKB(
+        GRID, K, N, CHEB, eta=0.1, b=2.0, noise_std=0.1, delta=0.1, eps=0.5, horizon=50, seed=0
+    )
+    _feed(pol, 12)
+    # sigma~_t^2 at every observation: the spectral norm of the sketched task covariance
+    var = np.linalg.eigvalsh(pol.posterior.predict(pol.X_observed)[1])[:, -1]
+    logdet = 3.0 * np.log(12) * var.sum() / 0.1  # rho log(kappa^2 t) sum sigma~^2 / eta
+    beta = 2 * 0.1 * np.sqrt(logdet + np.log(10)) + (1 + np.sqrt(2)) * np.sqrt(0.1) * 2.0
+    assert pol.width() == pytest.approx(np.sqrt(N) * beta / np.sqrt(0.1), rel=1e-9)
+
+
 def test_mobo_radius_schedule():
     pol = MOBO(GRID, K, N, CHEB, seed=0)
     _feed(pol, 9)
