@@ -244,3 +244,17 @@ def test_bad_construction_is_refused():
         ITKB(GRID, K, 0, CHEB)
     with pytest.raises(ValueError):  # the Chebyshev reference point fixes n = 4
         MTKB(GRID, ICM.evgeniou(K, 3, 0.5), CHEB)
+
+
+@pytest.mark.parametrize("make", [MTKB, MTBKB], ids=["MT-KB", "MT-BKB"])
+def test_box_domains_are_supported(make):
+    from kernelbandits import Box
+
+    box = Box([0.0], [1.0], n_candidates=64, n_refine=1)
+    kwargs = {"horizon": 10} if make is MTBKB else {}
+    pol = make(box, ICM4, CHEB, seed=0, **kwargs)
+    for _ in range(4):
+        x = pol.ask()
+        assert box.contains(x)
+        pol.tell(x, perturbed_sine(x[None, :])[0])
+    assert pol.n_observations == 4
