@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF as SkRBF
-from threadpoolctl import threadpool_limits
 
 from kernelbandits import Grid
 from kernelbandits.kernels import RBF, Matern
@@ -33,14 +32,6 @@ ETA = 0.1
 GRID = Grid.linspace(0.0, 1.0, 101).points  # (101, 1)
 # > 32, the initial capacity of the Cholesky buffers: exercises their growth
 N_OBS = {5: 40, 20: 34}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_blas_thread():
-    """The matrices here are at most 800 x 800: a multi-threaded BLAS only adds overhead, and on a
-    loaded machine its spinning threads make this module ~10x slower."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
 
 
 def _icm(n: int, seed: int) -> ICM:
