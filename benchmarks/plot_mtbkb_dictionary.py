@@ -76,8 +76,11 @@ def main() -> None:
     t = np.arange(1, args.horizon + 1)
     ax.plot(t, t, color="grey", linestyle=":", label="m = t")
     print(f"{'mode':40s} {'m_T':>6s} {'max m_t':>8s} {'mean m_t (last 10%)':>20s}")
-    for label, sizes in curves.items():
-        ax.plot(t, sizes, label=label, linewidth=1.2)
+    for label, sizes in reversed(curves.items()):  # the oscillating per-observation runs first
+        if "q = " in label:  # m_t jumps between ~1 and ~t: dots, not a line
+            ax.plot(t, sizes, ".", markersize=2, alpha=0.35, label=label)
+        else:
+            ax.plot(t, sizes, label=label, linewidth=1.6)
         tail = sizes[-max(1, args.horizon // 10) :]
         print(f"{label:40s} {sizes[-1]:6d} {sizes.max():8d} {tail.mean():20.1f}")
     ax.set_xlabel("round $t$")
