@@ -66,7 +66,8 @@ def run(policy: Policy | PolicyFactory, problem: Problem, T: int, seed: int) -> 
     Returns
     -------
     A :class:`Trace` with ``X (T, d)``, ``y (T,)`` (``(T, n)`` for a problem with ``n`` outputs),
-    ``f (T,) = problem.f(X)``, ``regret (T,) = problem.trajectory_regret(X)`` (by default
+    ``f (T,) = problem.trajectory_values(X)`` (by default ``problem.f(X)``),
+    ``regret (T,) = problem.trajectory_regret(X)`` (by default
     ``problem.optimum_value - f``) and ``wall_time (T,)`` (ask + tell, seconds; the evaluation
     of the problem is not counted).
     """
@@ -81,13 +82,13 @@ def run(policy: Policy | PolicyFactory, problem: Problem, T: int, seed: int) -> 
         start = time.perf_counter()
         x = pol.ask()
         ask_time = time.perf_counter() - start
-        y_t = problem.evaluate(x, noise_rng)  # a float, or (n,) for a vector-valued problem
+        y_t = problem.evaluate_round(t, x, noise_rng)  # a float, or (n,) for n outputs
         X[t] = x
         start = time.perf_counter()
         pol.tell(x, y_t)
         wall[t] = ask_time + (time.perf_counter() - start)
         ys.append(y_t)
-    f = np.asarray(problem.f(X), dtype=float).reshape(T)
+    f = np.asarray(problem.trajectory_values(X), dtype=float).reshape(T)
     optimum = float(problem.optimum_value)
     return Trace(
         X=X,

@@ -42,7 +42,7 @@ class Policy(ABC):
         """Next point to evaluate, shape ``(d,)``."""
         return np.asarray(self._propose(), dtype=float).reshape(self.domain.dim)
 
-    def tell(self, x: ArrayLike, y: float) -> None:
+    def tell(self, x: ArrayLike, y: ArrayLike) -> None:
         """Record the observation ``y`` at ``x``; ``ValueError`` on bad input, state unchanged."""
         xv = self.domain.validate(x, "x")
         yv = as_finite_scalar(y, "y")

@@ -55,6 +55,17 @@ class Problem(ABC):
         """Instantaneous regret ``f(x*) - f(x)`` for each row of ``X``, shape ``(m,)``."""
         return self.optimum_value - self.f(X)
 
+    def evaluate_round(self, t: int, x: ArrayLike, rng: np.random.Generator) -> float | FloatArray:
+        """The observation of round ``t`` (0-based) at ``x``: :meth:`evaluate` unless the problem
+        changes over rounds (a lifelong sequence of tasks)."""
+        del t
+        return self.evaluate(x, rng)
+
+    def trajectory_values(self, X: ArrayLike) -> FloatArray:
+        """Noise-free values of the points ``X (T, d)`` played in order, ``(T,)``: :meth:`f`
+        unless the problem changes over rounds."""
+        return self.f(X)
+
     def trajectory_regret(self, X: ArrayLike) -> FloatArray:
         """The per-round regret the runner records for the points ``X (T, d)`` played in order,
         shape ``(T,)``. Default: the instantaneous regret :meth:`regret`. Problems scored by a
