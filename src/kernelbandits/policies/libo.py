@@ -251,3 +251,49 @@ class FixedKernelLifelong(LifelongPolicy):
 
     def _learn(self) -> KernelEstimate | None:
         return None
+
+
+class OfflineMetaLearned(LifelongPolicy):
+    """Fig. 2's agent: in test task ``s`` the base policy uses the kernel meta-learned on the
+    first ``s`` offline tasks (no forced exploration; the offline data are given up front).
+
+    Parameters
+    ----------
+    domain, steps_per_task, base_policy, seed : see :class:`LifelongPolicy`.
+    meta_learner : a :class:`MetaKGL` or :class:`FMetaKGL`.
+    offline_data : ``[(X_u, y_u), ...]``, one entry per offline task.
+    """
+
+    name = "offline-meta-learned"
+
+    def __init__(
+        self,
+        domain: Domain,
+        steps_per_task: int,
+        meta_learner: MetaKGL | FMetaKGL,
+        offline_data: list[tuple[FloatArray, FloatArray]],
+        base_policy: BasePolicyFactory = gp_ucb_factory,
+        seed: SeedLike = None,
+    ) -> None:
+        if not isinstance(meta_learner, MetaKGL | FMetaKGL):
+            raise ValueError(
+                f"meta_learner must be a MetaKGL or FMetaKGL; got {type(meta_learner).__name__}"
+            )
+        if len(offline_data) == 0:
+            raise ValueError("offline_data must hold at least one task")
+        self.meta_learner = meta_learner
+        self.offline_data = list(offline_data)
+        super().__init__(domain, steps_per_task, meta_learner.base.kernel(None), base_policy, seed)
+
+    def exploration_rate(self, s: int) -> float:
+        return 0.0
+
+    def _start_task(self) -> None:
+        s = min(self.task + 1, len(self.offline_data))  # meta-train on offline tasks 1..s
+        estimate = self.meta_learner.fit(self.offline_data[:s])
+        self.estimates.append(estimate)
+        self.kernel = estimate.kernel
+        super()._start_task()
+
+    def _learn(self) -> KernelEstimate | None:
+        return None

@@ -41,7 +41,11 @@ class LifelongProblem(Problem):
     """
 
     def __init__(
-        self, tasks: Sequence[Problem], steps_per_task: int, name: str = "lifelong"
+        self,
+        tasks: Sequence[Problem],
+        steps_per_task: int,
+        name: str = "lifelong",
+        environment: SparseKernelEnvironment | None = None,
     ) -> None:
         if len(tasks) == 0:
             raise ValueError("tasks must hold at least one task")
@@ -52,6 +56,8 @@ class LifelongProblem(Problem):
         self.domain = self.tasks[0].domain
         self.noise_std = self.tasks[0].noise_std
         self.name = name
+        #: the environment that drew the tasks (its base kernels, ``k_full`` and ``k*``), if any
+        self.environment = environment
 
     @property
     def n_tasks(self) -> int:
@@ -192,7 +198,7 @@ class SparseKernelEnvironment:
         return X, problem.f(X) + self.noise_std * rng.standard_normal(X.shape[0])
 
     def lifelong(self, n_tasks: int, steps_per_task: int) -> LifelongProblem:
-        return LifelongProblem(self.tasks(n_tasks), steps_per_task, name="sparse-kernel-lifelong")
+        return LifelongProblem(self.tasks(n_tasks), steps_per_task, "sparse-kernel-lifelong", self)
 
 
 def default_grid(base: BaseKernels, lower: float, upper: float, per_axis: int) -> Grid:

@@ -2,10 +2,11 @@
 
 - :mod:`~kernelbandits.experiments.catalog.core`: the demo and the core sanity checks.
 - :mod:`~kernelbandits.experiments.catalog.multitask`: Chowdhury & Gopalan (2021), Fig. 1-4.
+- :mod:`~kernelbandits.experiments.catalog.lifelong`: Schur et al. (2023), Fig. 2, 3, 6.
 
 Each paper adds its own module here (one spec per figure) and imports it below.
 """
 
-from kernelbandits.experiments.catalog import core, multitask
+from kernelbandits.experiments.catalog import core, lifelong, multitask
 
-__all__ = ["core", "multitask"]
+__all__ = ["core", "lifelong", "multitask"]
