@@ -25,3 +25,13 @@ def test_readme_multitask_example_runs():
     assert mt.y.shape == (100, 4)  # type: ignore[attr-defined]
     uniform = problem.optimum_value - problem.f(problem.domain.points).mean()  # type: ignore[attr-defined]
     assert mt.average_regret[-1] < 0.95 * uniform  # type: ignore[attr-defined]
+
+
+def test_readme_lifelong_example_runs():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    assert len(blocks) >= 3, "the README has no lifelong example"
+    namespace: dict[str, object] = {}
+    exec(compile(blocks[2], str(README), "exec"), namespace)
+    trace, naive = namespace["trace"], namespace["naive"]
+    assert trace.horizon == 800  # type: ignore[attr-defined]
+    assert trace.cumulative_regret[-1] < naive.cumulative_regret[-1]  # type: ignore[attr-defined]

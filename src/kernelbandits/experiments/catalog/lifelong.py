@@ -45,19 +45,23 @@ LIFELONG_STEPS = 100
 LIBO_LAM, FLIBO_LAM, FLIBO_ALPHA = 0.5, 0.2, 0.25
 OFFLINE_LAM, F_OFFLINE_LAM, F_OFFLINE_ALPHA = 0.25, 0.015, 0.25
 GRID_SIZE = 500
+GRID_2D = 30  # a 30 x 30 lattice of [0, 1]^2
 
 
 # -- environments -----------------------------------------------------------------------------
 def _base(family: str) -> BaseKernels:
-    from kernelbandits.kernels import CosineFeatures1D, LegendreFeatures
+    from kernelbandits.kernels import CosineFeatures1D, CosineFeatures2D, LegendreFeatures
     from kernelbandits.metalearning import BaseKernels
 
-    return BaseKernels(LegendreFeatures(50) if family == "legendre" else CosineFeatures1D(50))
+    maps = {"cosine": CosineFeatures1D(50), "legendre": LegendreFeatures(50)}
+    return BaseKernels(CosineFeatures2D(10) if family == "cosine2d" else maps[family])
 
 
 def _grid(family: str) -> Grid:
     from kernelbandits.domains import Grid
 
+    if family == "cosine2d":
+        return Grid.lattice([0.0, 0.0], [1.0, 1.0], GRID_2D)
     lower = -1.0 if family == "legendre" else 0.0
     return Grid.linspace(lower, 1.0, GRID_SIZE)
 
@@ -83,9 +87,23 @@ def legendre_lifelong(seed: int) -> Problem:
 
 def cosine_offline(seed: int) -> Problem:
     """Fresh test tasks (indices 1000 + s, never in the offline data), 70 steps each."""
+    return _offline_problem("cosine", seed)
+
+
+def cosine2d_offline(seed: int) -> Problem:
+    """Fig. 5 (left): 100 2-D cosine products on [0, 1]^2."""
+    return _offline_problem("cosine2d", seed)
+
+
+def legendre_offline(seed: int) -> Problem:
+    """Fig. 5 (right): 50 Legendre polynomials on [-1, 1]."""
+    return _offline_problem("legendre", seed)
+
+
+def _offline_problem(family: str, seed: int) -> Problem:
     from kernelbandits.problems.lifelong import LifelongProblem
 
-    env = environment("cosine", seed)
+    env = environment(family, seed)
     tests = [env.task(1000 + s) for s in range(OFFLINE_TASKS)]
     return LifelongProblem(tests, OFFLINE_STEPS, "sparse-kernel-offline", env)
 
@@ -258,4 +276,23 @@ LEGENDRE = _spec(
     LIFELONG_TASKS, LIFELONG_STEPS,
     "Fig. 6c: as ll-synthetic with the first 50 Legendre polynomials on [-1, 1] as features.",
     "Fig. 6c",
+)  # fmt: skip
+_OFFLINE_POLICIES = {
+    "META-KGL": offline_meta_kgl,
+    "F-META-KGL": offline_f_meta_kgl,
+    "k_full": full_kernel,
+    "k*": oracle_kernel,
+}
+OFFLINE_2D = _spec(
+    "ll-offline-cosine2d", "Offline meta-learning, 2-D cosines (p = 100)", cosine2d_offline,
+    _OFFLINE_POLICIES, OFFLINE_TASKS, OFFLINE_STEPS,
+    "Fig. 5 (left): as ll-offline with the 100 products cos(i pi x1) cos(j pi x2), i, j = 1..10, "
+    "on a 30 x 30 grid of [0, 1]^2 (decision: the grid).",
+    "Fig. 5",
+)  # fmt: skip
+OFFLINE_LEGENDRE = _spec(
+    "ll-offline-legendre", "Offline meta-learning, Legendre polynomials", legendre_offline,
+    _OFFLINE_POLICIES, OFFLINE_TASKS, OFFLINE_STEPS,
+    "Fig. 5 (right): as ll-offline with the first 50 Legendre polynomials on [-1, 1].",
+    "Fig. 5",
 )  # fmt: skip
