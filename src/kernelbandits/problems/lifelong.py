@@ -45,7 +45,7 @@ class LifelongProblem(Problem):
         tasks: Sequence[Problem],
         steps_per_task: int,
         name: str = "lifelong",
-        environment: SparseKernelEnvironment | None = None,
+        environment: SparseKernelEnvironment | TabularEnvironment | None = None,
     ) -> None:
         if len(tasks) == 0:
             raise ValueError("tasks must hold at least one task")
@@ -205,3 +205,56 @@ def default_grid(base: BaseKernels, lower: float, upper: float, per_axis: int) -
     """A regular grid on ``[lower, upper]^dim`` for the base kernels' input dimension."""
     dim = base.input_dim or 1
     return Grid.lattice([lower] * dim, [upper] * dim, per_axis)
+
+
+class TabularEnvironment:
+    """Tasks given as tables of values on shared arms (a lifelong AutoML sequence).
+
+    Parameters
+    ----------
+    base : the base kernels on the arms' space (e.g. 2-D cosines for two hyperparameters).
+    points : the arms, ``(m, dim)``; they form the grid every task is played on.
+    values : ``(T, m)`` the score of every arm on every task (higher is better).
+    task_names : ``(T,)`` names.
+    noise_std : observation noise (0: the table is the observation, as in a lookup benchmark).
+    """
+
+    def __init__(
+        self,
+        base: BaseKernels,
+        points: ArrayLike,
+        values: ArrayLike,
+        task_names: Sequence[str],
+        noise_std: float = 0.0,
+    ) -> None:
+        self.base = base
+        self.domain = Grid(points)
+        table = np.asarray(values, dtype=float)
+        if table.ndim != 2 or table.shape[1] != len(self.domain):
+            raise ValueError(f"values must have shape (T, {len(self.domain)}); got {table.shape}")
+        if not np.all(np.isfinite(table)):
+            raise ValueError("values contains NaN or inf")
+        if len(task_names) != table.shape[0]:
+            raise ValueError(f"task_names must name the {table.shape[0]} tasks")
+        self.values = table
+        self.task_names = tuple(task_names)
+        self.noise_std = check_nonnegative(noise_std, "noise_std")
+
+    @property
+    def full_kernel(self) -> FeatureKernel:
+        return self.base.kernel(None)
+
+    def task(self, index: int) -> FunctionProblem:
+        row = self.values[int(index)]
+        grid = self.domain
+
+        def f(X: FloatArray) -> FloatArray:
+            return row[[grid.index(x) for x in X]]
+
+        return FunctionProblem(f, grid, self.noise_std, name=self.task_names[int(index)])
+
+    def lifelong(self, order: Sequence[int], steps_per_task: int) -> LifelongProblem:
+        """The tasks in ``order``, ``steps_per_task`` rounds each."""
+        return LifelongProblem(
+            [self.task(i) for i in order], steps_per_task, "tabular-lifelong", self
+        )
