@@ -147,3 +147,30 @@ def test_bad_input_is_refused(env):
     with pytest.raises(ValueError, match="y"):
         pol.tell(x, np.nan)
     assert pol.n_observations == 0
+
+
+def test_tabular_environment_plays_table_lookups():
+    from kernelbandits.problems.lifelong import TabularEnvironment
+
+    pts = Grid.lattice([0.0, 0.0], [1.0, 1.0], 3).points
+    values = np.arange(18, dtype=float).reshape(2, 9)
+    from kernelbandits.kernels import CosineFeatures2D
+
+    env = TabularEnvironment(BaseKernels(CosineFeatures2D(2)), pts, values, ["a", "b"])
+    prob = env.lifelong([1, 0], 2)
+    X = pts[[0, 8, 3, 4]]
+    np.testing.assert_array_equal(prob.trajectory_values(X), [9.0, 17.0, 3.0, 4.0])
+    np.testing.assert_array_equal(prob.trajectory_regret(X), [8.0, 0.0, 5.0, 4.0])
+    with pytest.raises(ValueError, match="values"):
+        TabularEnvironment(BaseKernels(CosineFeatures2D(2)), pts, values[:, :5], ["a", "b"])
+
+
+@pytest.mark.parametrize("spec_id", ["ll-offline", "ll-synthetic", "ll-automl"])
+def test_lifelong_experiments_run_quick(tmp_path, spec_id):
+    from kernelbandits.experiments import get, run_experiment
+
+    spec = get(spec_id)
+    result = run_experiment(spec_id, tmp_path, quick=True, n_seeds=1, n_jobs=1)
+    assert not result.failures
+    assert set(result.policies) == set(spec.policies)
+    assert spec.n_seeds == 20 and "Schur" in spec.reference
