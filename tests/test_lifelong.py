@@ -174,3 +174,13 @@ def test_lifelong_experiments_run_quick(tmp_path, spec_id):
     assert not result.failures
     assert set(result.policies) == set(spec.policies)
     assert spec.n_seeds == 20 and "Schur" in spec.reference
+
+
+def test_orthonormal_legendre_features_have_unit_mean_square():
+    from kernelbandits.kernels import LegendreFeatures
+
+    x = np.linspace(-1.0, 1.0, 20001)[:, None]
+    plain, ortho = LegendreFeatures(8)(x), LegendreFeatures(8, normalized=True)(x)
+    np.testing.assert_allclose(ortho, plain * np.sqrt(2 * np.arange(8) + 1))
+    gram = ortho.T @ ortho / x.shape[0]  # E_U[-1,1][phi_i phi_j] ~ identity
+    np.testing.assert_allclose(gram, np.eye(8), atol=2e-3)

