@@ -184,3 +184,15 @@ def test_orthonormal_legendre_features_have_unit_mean_square():
     np.testing.assert_allclose(ortho, plain * np.sqrt(2 * np.arange(8) + 1))
     gram = ortho.T @ ortho / x.shape[0]  # E_U[-1,1][phi_i phi_j] ~ identity
     np.testing.assert_allclose(gram, np.eye(8), atol=2e-3)
+
+
+def test_libo_wraps_any_base_policy(env):
+    from kernelbandits.policies import GPTS
+
+    def gp_ts(domain, kernel, seed):
+        return GPTS(domain, kernel, noise_var=0.01, seed=seed)
+
+    pol = LIBO(GRID, 20, MetaKGL(BASE, 0.5, 0.25), base_policy=gp_ts, seed=0)
+    tr = run(pol, env.lifelong(2, 20), 40, seed=0)
+    assert tr.horizon == 40 and len(pol.estimates) == 2
+    assert isinstance(pol._current, GPTS)
