@@ -10,6 +10,13 @@
   grid cells, see :mod:`kernelbandits.datasets.offline`).
 """
 
+from kernelbandits.datasets.automl import (
+    GLMNET_TABLE_FILE,
+    AutoMLTables,
+    lattice_points,
+    load_glmnet_tables,
+    load_hpobench_sequence,
+)
 from kernelbandits.datasets.intel_lab import (
     HUMIDITY_RANGE,
     INTEL_TASK_NAMES,
@@ -27,13 +34,18 @@ from kernelbandits.datasets.sensor_protocol import (
 )
 
 __all__ = [
+    "GLMNET_TABLE_FILE",
     "HUMIDITY_RANGE",
     "INTEL_TASK_NAMES",
     "LIGHT_MIN",
     "MIN_RIDGE",
     "TEMPERATURE_RANGE",
+    "AutoMLTables",
     "SensorReadings",
     "SensorTasks",
+    "lattice_points",
+    "load_glmnet_tables",
+    "load_hpobench_sequence",
     "load_intel_lab",
     "load_substitute_readings",
     "sensor_tasks",

@@ -57,7 +57,7 @@ HPOBENCH_METRICS: tuple[str, ...] = ("val_acc", "val_f1", "val_precision")
 _HPO_HINT = "install the optional extra: pip install 'kernelbandits[hpo]'"
 _REBUILD_HINT = (
     "regenerate it from a source checkout with `python scripts/build_automl_tables.py` "
-    "(about 3 minutes on 2 cores) or reinstall kernelbandits"
+    "(4-9 minutes on 2 cores) or reinstall kernelbandits"
 )
 
 
