@@ -24,6 +24,7 @@ works (e.g. GP-TS).
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable
 
 import numpy as np
@@ -115,9 +116,9 @@ class LifelongPolicy(Policy):
         """The current task ``s`` (1-based)."""
         return len(self.exploration_steps)
 
+    @abstractmethod
     def exploration_rate(self, s: int) -> float:
-        """``n_s`` before rounding."""
-        raise NotImplementedError
+        """``n_s`` (task ``s``, 1-based) before Alg. 5's rounding."""
 
     def _start_task(self) -> None:
         steps, self._residue = alg5_step(self.exploration_rate(self.task + 1), self._residue)
@@ -156,8 +157,9 @@ class LifelongPolicy(Policy):
             self.estimates.append(estimate)
             self.kernel = estimate.kernel
 
+    @abstractmethod
     def _learn(self) -> KernelEstimate | None:
-        raise NotImplementedError
+        """The kernel estimate after the task just finished (``None``: keep the kernel)."""
 
 
 class LIBO(LifelongPolicy):
