@@ -29,6 +29,7 @@ from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.features import FeatureKernel
 from kernelbandits.metalearning.kgl import BaseKernels
 from kernelbandits.problems.base import FunctionProblem, Problem
+from kernelbandits.problems.multiobjective import tabular_values
 
 
 class LifelongProblem(Problem):
@@ -245,13 +246,12 @@ class TabularEnvironment:
         return self.base.kernel(None)
 
     def task(self, index: int) -> FunctionProblem:
-        row = self.values[int(index)]
-        grid = self.domain
+        lookup = tabular_values(self.domain, self.values[int(index)][:, None])  # (m, 1) table
 
         def f(X: FloatArray) -> FloatArray:
-            return row[[grid.index(x) for x in X]]
+            return lookup(X)[:, 0]
 
-        return FunctionProblem(f, grid, self.noise_std, name=self.task_names[int(index)])
+        return FunctionProblem(f, self.domain, self.noise_std, name=self.task_names[int(index)])
 
     def lifelong(self, order: Sequence[int], steps_per_task: int) -> LifelongProblem:
         """The tasks in ``order``, ``steps_per_task`` rounds each."""
