@@ -165,6 +165,27 @@ def test_tabular_environment_plays_table_lookups():
         TabularEnvironment(BaseKernels(CosineFeatures2D(2)), pts, values[:, :5], ["a", "b"])
 
 
+def test_tabular_environment_standardizes_with_one_affine_map():
+    from kernelbandits.kernels import CosineFeatures2D
+    from kernelbandits.problems.lifelong import TabularEnvironment
+
+    pts = Grid.lattice([0.0, 0.0], [1.0, 1.0], 3).points
+    values = np.random.default_rng(0).uniform(0.5, 1.0, (2, 9))
+    base = BaseKernels(CosineFeatures2D(2))
+    env = TabularEnvironment(base, pts, values, ["a", "b"], standardize=True)
+    np.testing.assert_allclose(env.values * env.scale + env.offset, values, atol=1e-14)
+    assert env.offset == pytest.approx(values.mean()) and env.scale == pytest.approx(values.std())
+    # regret in table-sd units: the raw regret divided by the table's sd, same argmax per task
+    raw = TabularEnvironment(base, pts, values, ["a", "b"]).lifelong([0, 1], 2)
+    prob = env.lifelong([0, 1], 2)
+    X = pts[[0, 5, 2, 7]]
+    np.testing.assert_allclose(
+        prob.trajectory_regret(X), raw.trajectory_regret(X) / values.std(), atol=1e-12
+    )
+    with pytest.raises(ValueError, match="constant"):
+        TabularEnvironment(base, pts, np.ones((2, 9)), ["a", "b"], standardize=True)
+
+
 @pytest.mark.parametrize("spec_id", ["ll-offline", "ll-synthetic", "ll-automl"])
 def test_lifelong_experiments_run_quick(tmp_path, spec_id):
     from kernelbandits.experiments import get, run_experiment

@@ -35,3 +35,15 @@ def test_readme_lifelong_example_runs():
     trace, naive = namespace["trace"], namespace["naive"]
     assert trace.horizon == 800  # type: ignore[attr-defined]
     assert trace.cumulative_regret[-1] < naive.cumulative_regret[-1]  # type: ignore[attr-defined]
+
+
+def test_readme_quantum_example_runs():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    assert len(blocks) >= 4, "the README has no quantum example"
+    namespace: dict[str, object] = {}
+    exec(compile(blocks[3], str(README), "exec"), namespace)
+    trace, policy = namespace["trace"], namespace["qgpucb"]
+    assert trace.horizon == 3000  # type: ignore[attr-defined]
+    assert policy.queries_charged == 3000  # type: ignore[attr-defined]
+    # it ends on the best arm: most of the budget goes to near-optimal arms
+    assert trace.cumulative_regret[-1] < 0.1 * 3000  # type: ignore[attr-defined]

@@ -5,6 +5,7 @@ Subcommands::
     kernelbandits demo [--seeds N] [--horizon T] [--out DIR] [--jobs N]
     kernelbandits list
     kernelbandits run <id> [--quick] [--seeds N] [--horizon T] [--out DIR] [--jobs N] [--json]
+                       [--estimator simulator|qiskit]
     kernelbandits reproduce <id> ...       (alias of run)
 
 Exit codes: 0 success, 1 some runs failed (recorded in the store, shown in the output), 2 usage
@@ -64,6 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--quick", action="store_true", help="the small CI-size variant")
         _add_run_options(p, "override the spec's horizon")
         p.add_argument("--json", action="store_true", help="print the summary as JSON only")
+        p.add_argument(
+            "--estimator",
+            choices=("simulator", "qiskit"),
+            default="simulator",
+            help="quantum experiments: QMC by exact simulation (default) or on Qiskit circuits "
+            "(runs the experiment's '-qiskit' twin; extra 'quantum')",
+        )
     return parser
 
 
@@ -173,7 +181,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list()
         if args.command == "demo":
             return _run(args, "demo", quick=False, as_json=False)
-        return _run(args, args.id, quick=args.quick, as_json=args.json)
+        spec_id = args.id
+        if args.estimator == "qiskit":
+            from kernelbandits.experiments.catalog.quantum import qiskit_variant
+
+            try:
+                spec_id = qiskit_variant(spec_id)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+        return _run(args, spec_id, quick=args.quick, as_json=args.json)
     except UsageError as exc:
         print(f"kernelbandits: error: {exc}", file=sys.stderr)
         return 2

@@ -32,6 +32,7 @@ from kernelbandits.datasets.sensor_protocol import (
     sensor_tasks,
     task_matrix,
 )
+from kernelbandits.datasets.svm_automl import SVMTable, load_svm_table
 
 __all__ = [
     "GLMNET_TABLE_FILE",
@@ -41,6 +42,7 @@ __all__ = [
     "MIN_RIDGE",
     "TEMPERATURE_RANGE",
     "AutoMLTables",
+    "SVMTable",
     "SensorReadings",
     "SensorTasks",
     "lattice_points",
@@ -48,6 +50,7 @@ __all__ = [
     "load_hpobench_sequence",
     "load_intel_lab",
     "load_substitute_readings",
+    "load_svm_table",
     "sensor_tasks",
     "substitute_sensor_tasks",
     "task_matrix",

@@ -3,10 +3,11 @@
 - :mod:`~kernelbandits.experiments.catalog.core`: the demo and the core sanity checks.
 - :mod:`~kernelbandits.experiments.catalog.multitask`: Chowdhury & Gopalan (2021), Fig. 1-4.
 - :mod:`~kernelbandits.experiments.catalog.lifelong`: Schur et al. (2023), Fig. 2, 3, 6.
+- :mod:`~kernelbandits.experiments.catalog.quantum`: Dai et al. (2023), Fig. 1-3.
 
 Each paper adds its own module here (one spec per figure) and imports it below.
 """
 
-from kernelbandits.experiments.catalog import core, lifelong, multitask
+from kernelbandits.experiments.catalog import core, lifelong, multitask, quantum
 
-__all__ = ["core", "lifelong", "multitask"]
+__all__ = ["core", "lifelong", "multitask", "quantum"]
