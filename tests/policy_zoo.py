@@ -20,8 +20,20 @@ from kernelbandits.policies import (
     Policy,
     RandomPolicy,
 )
+from kernelbandits.policies.design import WithInitialDesign
+from kernelbandits.policies.linucb import FeatureGPUCB
+from kernelbandits.policies.transfer import DeltaBO, JointGPUCB
+from kernelbandits.policies.transfer_baselines import DiffGP, EnvGP
+from kernelbandits.problems.transfer import SourceData
+from kernelbandits.regression import RandomFourierFeatures
 
 Factory = Callable[[Domain, int], Policy]
+
+
+def _source(domain: Domain) -> SourceData:
+    """Five noisy observations of a smooth source function, drawn from a fixed seed."""
+    X = domain.sample(5, np.random.default_rng(7))
+    return SourceData(X, np.sin(3 * X).sum(axis=1), 0.01)
 
 
 def _kernel(domain: Domain) -> RBF:
@@ -41,6 +53,20 @@ POLICY_FACTORIES: dict[str, Factory] = {
     "bkb": lambda dom, seed: BKB(dom, _kernel(dom), noise_var=0.01, qbar=2.0, seed=seed),
     "bkb-theory": lambda dom, seed: BKB(dom, _kernel(dom), 0.01, beta=BKBBeta(), seed=seed),
     "linucb": lambda dom, seed: LinUCB(dom, lam=1.0, noise_std=0.1, seed=seed),
+    "gp-ucb-features": lambda dom, seed: FeatureGPUCB(
+        dom, RandomFourierFeatures(RBF(0.2), 50, rng=0, dim=dom.dim), 0.01, seed=seed
+    ),
+    "deltabo": lambda dom, seed: DeltaBO(
+        dom, _source(dom), RBF(0.3), RBF(0.2, variance=0.1), 0.01, beta=2.0, seed=seed
+    ),
+    "joint-gp": lambda dom, seed: JointGPUCB(
+        dom, _source(dom), RBF(0.3), RBF(0.2, variance=0.1), 0.01, beta=2.0, seed=seed
+    ),
+    "env-gp": lambda dom, seed: EnvGP(dom, _kernel(dom), _source(dom), 0.01, 2.0, seed=seed),
+    "diff-gp": lambda dom, seed: DiffGP(dom, _kernel(dom), _source(dom), 0.01, 2.0, seed=seed),
+    "initial-design": lambda dom, seed: WithInitialDesign(
+        GPUCB(dom, _kernel(dom), noise_var=0.01, beta=2.0, seed=seed), 3, seed=seed
+    ),
 }
 
 

@@ -106,3 +106,22 @@ def test_hyperparameter_fitting_moves_towards_the_data():
     assert policy.kernel.lengthscale[0] < 0.5
     mu = policy.posterior.mean(grid.points)
     assert np.max(np.abs(mu - np.sin(12 * grid.points[:, 0]))) < 0.3
+
+
+def test_gp_ts_on_a_large_grid_samples_jointly_on_a_random_subset():
+    from kernelbandits.policies import GPTS
+
+    grid = Grid.linspace(0.0, 1.0, 50)
+    policies = [GPTS(grid, RBF(0.2), 0.01, seed=3, n_candidates=20, max_joint=10) for _ in range(2)]
+    for pol in policies:
+        for x in grid.points[[3, 17, 40]]:
+            pol.tell(x, float(np.sin(6 * x[0])))
+    a, b = policies[0].ask(), policies[1].ask()
+    np.testing.assert_array_equal(a, b)  # seeded
+    assert grid.index(a) >= 0
+    # with one candidate per round the draw is over that single point: it is always proposed
+    one = GPTS(grid, RBF(0.2), 0.01, seed=1, n_candidates=1, max_joint=10)
+    picks = {grid.index(one.ask()) for _ in range(30)}
+    assert len(picks) > 5  # uniformly random single candidates, not one fixed point
+    with pytest.raises(ValueError, match="max_joint"):
+        GPTS(grid, RBF(0.2), 0.01, max_joint=0)

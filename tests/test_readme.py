@@ -47,3 +47,13 @@ def test_readme_quantum_example_runs():
     assert policy.queries_charged == 3000  # type: ignore[attr-defined]
     # it ends on the best arm: most of the budget goes to near-optimal arms
     assert trace.cumulative_regret[-1] < 0.1 * 3000  # type: ignore[attr-defined]
+
+
+def test_readme_transfer_example_runs():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    assert len(blocks) >= 5, "the README has no transfer example"
+    namespace: dict[str, object] = {}
+    exec(compile(blocks[4], str(README), "exec"), namespace)
+    transfer, baseline = namespace["transfer"], namespace["baseline"]
+    assert transfer.horizon == 30  # type: ignore[attr-defined]
+    assert transfer.cumulative_regret[-1] < baseline.cumulative_regret[-1]  # type: ignore[attr-defined]

@@ -33,6 +33,12 @@ from kernelbandits.datasets.sensor_protocol import (
     task_matrix,
 )
 from kernelbandits.datasets.svm_automl import SVMTable, load_svm_table
+from kernelbandits.datasets.transfer_automl import (
+    TransferTable,
+    hpobench_transfer_table,
+    load_hpobench_pairs,
+    load_transfer_table,
+)
 
 __all__ = [
     "GLMNET_TABLE_FILE",
@@ -45,12 +51,16 @@ __all__ = [
     "SVMTable",
     "SensorReadings",
     "SensorTasks",
+    "TransferTable",
+    "hpobench_transfer_table",
     "lattice_points",
     "load_glmnet_tables",
+    "load_hpobench_pairs",
     "load_hpobench_sequence",
     "load_intel_lab",
     "load_substitute_readings",
     "load_svm_table",
+    "load_transfer_table",
     "sensor_tasks",
     "substitute_sensor_tasks",
     "task_matrix",

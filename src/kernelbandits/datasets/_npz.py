@@ -1,0 +1,28 @@
+"""Byte-reproducible ``.npz`` files for the shipped lookup tables.
+
+``numpy.savez_compressed`` stamps the clock into the zip members, so rebuilding a table gives
+different bytes even when the arrays are equal; :func:`npz_bytes` fixes member names, order,
+timestamps and permissions so that the bytes depend on the arrays only (what the build scripts'
+``--check`` modes compare).
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import numpy as np
+
+
+def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    """A deflated ``.npz`` (readable by ``numpy.load``) whose bytes depend on ``arrays`` only."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for key in sorted(arrays):
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.asarray(arrays[key]), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, member.getvalue(), compresslevel=9)
+    return buffer.getvalue()

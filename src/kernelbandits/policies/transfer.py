@@ -1,0 +1,290 @@
+"""DeltaBO and the exact joint model it approximates: BO on a target task from a source's data.
+
+Lin, Zhao, Kolar & Liu, *Provable Accelerated Bayesian Optimization with Knowledge Transfer*
+(Alg. 1, eqs. 5-7, Thm 1). The target is ``f = g + delta`` with independent GP priors
+``g ~ GP(0, k_g)`` (the source function) and ``delta ~ GP(0, k_delta)``; the learner starts with
+``N`` source observations ``y_i = g(x_i) + N(0, sigma_0^2)`` and observes the target with noise
+``sigma^2``.
+
+* :class:`DeltaBO` (Alg. 1): the source posterior ``mu_g, sigma_g^2`` is computed once (eq. 5);
+  each target observation becomes a residual ``y~_t = y_t - mu_g(x_t)`` whose noise is taken to be
+  ``sigma_g^2(x_t) + sigma^2`` (Alg. 1 line 5; eq. 6 prints ``sigma_g^2(x)`` of the query point,
+  we read it per observation, as the notes do); the delta posterior is the one posterior engine
+  with those per-observation noise variances, grown one row per round; the acquisition is eq. 7,
+  ``mu_g(x) + mu_delta(x) + sqrt(beta_t) sqrt(sigma_g^2(x) + sigma_delta^2(x))``, with Thm 1's
+  ``beta_t = 2 log(|D| t^2 pi^2 / (6 rho))`` or a constant; :meth:`DeltaBO.recommend` is the
+  output rule of Sec. 4 (a uniform draw of the queried points; or the last one).
+* :class:`JointGPUCB`: the exact posterior of ``f = g + delta`` given both data sets. The source
+  residuals' errors are correlated across points (they share ``g``'s posterior error), which
+  DeltaBO ignores by treating them as independent noise; the joint model keeps the correlation.
+  It is one GP on inputs tagged with their task ``a in {0 (source), 1 (target)}`` under the
+  kernel ``k((x, a), (x', b)) = k_g(x, x') + a b k_delta(x, x')`` (:class:`TransferKernel`),
+  source rows with noise ``sigma_0^2`` and target rows with ``sigma^2``; the prediction of ``f``
+  is at tag 1. With no source data it is GP-UCB with ``k_g + k_delta``.
+
+Shapes: ``X_src (N, d)``, ``y_src (N,)``; candidate sets ``(m, d)``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from kernelbandits._random import SeedLike
+from kernelbandits._validation import FloatArray, as_points, check_nonnegative, check_positive
+from kernelbandits.domains import Domain, Grid
+from kernelbandits.kernels import Kernel
+from kernelbandits.kernels.base import check_kernel, check_theta
+from kernelbandits.policies.base import Policy
+from kernelbandits.problems.transfer import SourceData
+from kernelbandits.regression import CandidatePosterior, GPPosterior
+
+if TYPE_CHECKING:
+    from kernelbandits.experiments.trace import Trace
+
+Source = SourceData | tuple[ArrayLike, ArrayLike, float]
+
+
+def as_source(source: Source | Trace, dim: int, noise_var: float | None = None) -> SourceData:
+    """Source data from :class:`SourceData`, a tuple ``(X, y, noise_var)`` or a finished run
+    (a :class:`~kernelbandits.experiments.trace.Trace`, with ``noise_var`` given); ``ValueError``
+    if the points are not ``dim``-dimensional or anything is not finite."""
+    from kernelbandits.experiments.trace import Trace
+
+    if isinstance(source, SourceData):
+        data = source
+    elif isinstance(source, Trace):
+        if noise_var is None:
+            raise ValueError("a source run needs its noise variance: pass source_noise_var")
+        data = SourceData.from_trace(source, noise_var)
+    elif isinstance(source, tuple) and len(source) == 3:
+        X, y, var = source
+        data = SourceData(np.asarray(X, dtype=float), np.asarray(y, dtype=float), float(var))
+    else:
+        raise ValueError(
+            "source must be SourceData, a tuple (X, y, noise_var) or a Trace of a finished run; "
+            f"got {type(source).__name__}"
+        )
+    return data.check_dim(dim)
+
+
+def thm1_beta(t: int, domain_size: int, rho: float) -> float:
+    """Thm 1's ``beta_t = 2 log(|D| t^2 pi^2 / (6 rho))`` (finite domain ``D``)."""
+    return float(2.0 * np.log(domain_size * t**2 * np.pi**2 / (6.0 * rho)))
+
+
+class _TransferUCB(Policy):
+    """Shared parts: the source data, the UCB multiplier ``sqrt(beta_t)``, the output rule."""
+
+    def __init__(
+        self,
+        domain: Domain,
+        source: Source | Trace,
+        noise_var: float,
+        beta: float | None,
+        rho: float,
+        source_noise_var: float | None,
+        seed: SeedLike,
+    ) -> None:
+        super().__init__(domain, seed)
+        self.source = as_source(source, domain.dim, source_noise_var)
+        self.noise_var = check_positive(noise_var, "noise_var")
+        if beta is not None:
+            check_nonnegative(beta, "beta")
+        self.beta = beta
+        self.rho = check_positive(rho, "rho")
+        if beta is None and not isinstance(domain, Grid):
+            raise ValueError("Thm 1's beta_t needs a finite domain: pass a constant beta")
+
+    def beta_t(self) -> float:
+        """``beta_t`` for the next round ``t = n_observations + 1`` (Thm 1 or the constant)."""
+        if self.beta is not None:
+            return float(self.beta)
+        assert isinstance(self.domain, Grid)
+        return thm1_beta(self.n_observations + 1, len(self.domain), self.rho)
+
+    def recommend(self, rule: str = "uniform") -> FloatArray:
+        """The output of Sec. 4: a uniformly drawn queried point (``"uniform"``, what Thm 1's
+        simple-regret bound is about) or the last one (``"last"``); shape ``(d,)``."""
+        if self.n_observations == 0:
+            raise ValueError("nothing has been queried yet")
+        if rule == "uniform":
+            return self.X_observed[int(self.rng.integers(self.n_observations))]
+        if rule == "last":
+            return self.X_observed[-1]
+        raise ValueError(f"rule must be 'uniform' or 'last'; got {rule!r}")
+
+
+class DeltaBO(_TransferUCB):
+    """DeltaBO (Lin et al., Alg. 1): GP-UCB on ``delta = f - g`` around a fixed source posterior.
+
+    Parameters
+    ----------
+    domain : a Grid (scores every point each round) or a Box.
+    source : :class:`~kernelbandits.problems.transfer.SourceData`, ``(X, y, noise_var)``, or a
+        finished run's :class:`~kernelbandits.experiments.trace.Trace` (then
+        ``source_noise_var``).
+    source_kernel : ``k_g``; ``delta_kernel`` : ``k_delta``.
+    noise_var : the target noise ``sigma^2``.
+    beta : constant ``beta_t`` (the multiplier is ``sqrt(beta)``); ``None`` for Thm 1's.
+    rho : Thm 1's confidence parameter.
+    """
+
+    name = "DeltaBO"
+
+    def __init__(
+        self,
+        domain: Domain,
+        source: Source | Trace,
+        source_kernel: Kernel,
+        delta_kernel: Kernel,
+        noise_var: float,
+        beta: float | None = None,
+        rho: float = 0.1,
+        source_noise_var: float | None = None,
+        seed: SeedLike = None,
+    ) -> None:
+        super().__init__(domain, source, noise_var, beta, rho, source_noise_var, seed)
+        self.source_kernel = check_kernel(source_kernel, domain.dim)
+        self.delta_kernel = check_kernel(delta_kernel, domain.dim)
+        # eq. (5): the source posterior, computed once; a noiseless source gets a tiny jitter
+        self.source_posterior = GPPosterior(
+            source_kernel, max(self.source.noise_var, 1e-10), input_dim=domain.dim
+        )
+        if self.source.n:
+            self.source_posterior.add_batch(self.source.X, self.source.y)
+        self.delta_posterior = GPPosterior(delta_kernel, self.noise_var, input_dim=domain.dim)
+        self._grid: CandidatePosterior | None = None
+        if isinstance(domain, Grid):
+            self._mu_g, self._var_g = self.source_posterior.predict(domain.points)
+            self._grid = self.delta_posterior.track(domain.points)
+
+    def source_mean_var(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """``mu_g(x)`` and ``sigma_g^2(x)`` (eq. 5) at ``X (m, d)``, each ``(m,)``."""
+        return self.source_posterior.predict(as_points(X, "X", self.domain.dim))
+
+    def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """DeltaBO's estimate of ``f`` and its width: ``mu_g + mu_delta`` and
+        ``sqrt(sigma_g^2 + sigma_delta^2)`` at ``X (m, d)``, each ``(m,)``."""
+        mu_g, var_g = self.source_mean_var(X)
+        mu_d, var_d = self.delta_posterior.predict(X)
+        return mu_g + mu_d, np.sqrt(np.maximum(var_g + var_d, 0.0))
+
+    def _score(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
+        return mu + float(np.sqrt(self.beta_t())) * sd  # eq. (7)
+
+    def _propose(self) -> FloatArray:
+        if self._grid is not None and isinstance(self.domain, Grid):
+            mu = self._mu_g + self._grid.mean
+            sd = np.sqrt(np.maximum(self._var_g + self._grid.var, 0.0))
+            return self.domain.points[self.domain.argmax(self._score(mu, sd), self.rng)]
+        return self.domain.maximize(lambda X: self._score(*self.mean_sd(X)), self.rng)
+
+    def _update(self, x: FloatArray, y: float) -> None:
+        mu_g, var_g = self.source_posterior.predict(x[None, :])
+        # Alg. 1 line 5: residual y - mu_g(x) with noise sigma_g^2(x) + sigma^2
+        self.delta_posterior.add(x, y - float(mu_g[0]), noise_var=float(var_g[0]) + self.noise_var)
+
+
+class TransferKernel(Kernel):
+    """``k((x, a), (x', b)) = k_g(x, x') + a b k_delta(x, x')`` on inputs ``(x, a)`` whose last
+    coordinate ``a in {0, 1}`` tags the source (0) or the target (1) task: the covariance of
+    ``y = g(x)`` (source) and ``y = g(x) + delta(x)`` (target) with independent ``g``, ``delta``.
+    """
+
+    def __init__(self, source_kernel: Kernel, delta_kernel: Kernel, dim: int) -> None:
+        self.source_kernel = check_kernel(source_kernel, dim)
+        self.delta_kernel = check_kernel(delta_kernel, dim)
+        self.dim = int(dim)
+        self.input_dim = self.dim + 1
+
+    def _split(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
+        tags = X[:, -1]
+        if not np.all((tags == 0.0) | (tags == 1.0)):
+            raise ValueError("the last coordinate must tag the task: 0 (source) or 1 (target)")
+        return X[:, :-1], tags
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        (Xp, a), (Yp, b) = self._split(X), self._split(Y)
+        K = self.source_kernel(Xp, Yp)
+        both = np.outer(a, b)
+        if np.any(both):
+            K = K + both * self.delta_kernel(Xp, Yp)
+        return K
+
+    def diag(self, X: ArrayLike) -> FloatArray:
+        Xp, a = self._split(as_points(X, "X", self.input_dim))
+        return self.source_kernel.diag(Xp) + a * self.delta_kernel.diag(Xp)
+
+    @property
+    def theta(self) -> FloatArray:
+        return np.concatenate([self.source_kernel.theta, self.delta_kernel.theta])
+
+    def with_theta(self, theta: ArrayLike) -> TransferKernel:
+        n = self.source_kernel.theta.size
+        th = check_theta(theta, n + self.delta_kernel.theta.size)
+        return TransferKernel(
+            self.source_kernel.with_theta(th[:n]), self.delta_kernel.with_theta(th[n:]), self.dim
+        )
+
+    def __repr__(self) -> str:
+        return f"TransferKernel({self.source_kernel!r}, {self.delta_kernel!r})"
+
+
+def _tag(X: FloatArray, tag: float) -> FloatArray:
+    return np.column_stack([X, np.full(X.shape[0], tag)])
+
+
+class JointGPUCB(_TransferUCB):
+    """GP-UCB on the exact posterior of ``f = g + delta`` given the source and target data.
+
+    The reference DeltaBO approximates (same parameters as :class:`DeltaBO`; the acquisition is
+    ``mu_f + sqrt(beta_t) sigma_f``). Source rows enter once, with noise ``sigma_0^2``; each target
+    observation adds one row in ``O((N + t)^2)`` (and ``O(|X| (N + t))`` for a Grid's cache).
+    """
+
+    name = "Joint-GP"
+
+    def __init__(
+        self,
+        domain: Domain,
+        source: Source | Trace,
+        source_kernel: Kernel,
+        delta_kernel: Kernel,
+        noise_var: float,
+        beta: float | None = None,
+        rho: float = 0.1,
+        source_noise_var: float | None = None,
+        seed: SeedLike = None,
+    ) -> None:
+        super().__init__(domain, source, noise_var, beta, rho, source_noise_var, seed)
+        self.kernel = TransferKernel(source_kernel, delta_kernel, domain.dim)
+        self.posterior = GPPosterior(self.kernel, self.noise_var, input_dim=domain.dim + 1)
+        if self.source.n:
+            self.posterior.add_batch(
+                _tag(self.source.X, 0.0), self.source.y, max(self.source.noise_var, 1e-10)
+            )
+        self._grid: CandidatePosterior | None = None
+        if isinstance(domain, Grid):
+            self._grid = self.posterior.track(_tag(domain.points, 1.0))
+
+    def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """Posterior mean and standard deviation of ``f`` at ``X (m, d)``, each ``(m,)``."""
+        mu, var = self.posterior.predict(_tag(as_points(X, "X", self.domain.dim), 1.0))
+        return mu, np.sqrt(np.maximum(var, 0.0))
+
+    def _score(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
+        return mu + float(np.sqrt(self.beta_t())) * sd
+
+    def _propose(self) -> FloatArray:
+        if self._grid is not None and isinstance(self.domain, Grid):
+            sd = np.sqrt(np.maximum(self._grid.var, 0.0))
+            return self.domain.points[
+                self.domain.argmax(self._score(self._grid.mean, sd), self.rng)
+            ]
+        return self.domain.maximize(lambda X: self._score(*self.mean_sd(X)), self.rng)
+
+    def _update(self, x: FloatArray, y: float) -> None:
+        self.posterior.add(_tag(x[None, :], 1.0)[0], y)
