@@ -1,6 +1,6 @@
 """Build the GLMNET-style lookup table of the lifelong AutoML experiment from offline data.
 
-Schur et al. (2022), Sec. 6 / Fig. 3 (right), tune GLMNET on 38 OpenML data sets through the
+Schur et al. (2023), Sec. 6 / Fig. 3 (right), tune GLMNET on 38 OpenML data sets through the
 lookup table of Kühn et al. (2018); that table cannot be installed here. This script builds the
 same kind of table on real classification data that installs with the project:
 

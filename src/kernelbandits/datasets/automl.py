@@ -1,6 +1,6 @@
 """Lifelong AutoML sequences as lookup tables: one task per data set, one score per configuration.
 
-The AutoML experiment of Schur et al. (2022), Sec. 6 / Fig. 3 (right), tunes GLMNET on 38 OpenML
+The AutoML experiment of Schur et al. (2023), Sec. 6 / Fig. 3 (right), tunes GLMNET on 38 OpenML
 data sets through the lookup table of Kühn et al. (2018): each task is one data set, its arms are
 the 144 = 12 x 12 configurations (mixing ``alpha``, log penalty ``lambda``) rescaled to
 ``[0, 1]^2`` (the domain of the 2-D cosine features ``cos(i pi x1) cos(j pi x2)``), the bandit

@@ -1,6 +1,6 @@
 """Q-GP-UCB and Q-LinUCB: bandits that estimate each chosen arm's mean by quantum Monte Carlo.
 
-Dai, Lau, Cheong, Low & Zhang (2023), *Quantum Bayesian Optimization* (Alg. 1, Thms 3 and 6,
+Dai, Lau, Verma, Shu, Low & Jaillet (2023), *Quantum Bayesian Optimization* (Alg. 1, Thms 3 and 6,
 App. J) and Wan, Zhang, Li, Zhang & Sun (2023), *Quantum multi-armed bandits and stochastic linear
 bandits enjoy logarithmic regrets* (Q-LinUCB).
 

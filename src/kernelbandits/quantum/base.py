@@ -1,6 +1,6 @@
 """The quantum oracle's reward distributions and the mean-estimator interface.
 
-Dai, Lau, Cheong, Low & Zhang (2023), *Quantum Bayesian Optimization*, Sec. 3: pulling an arm
+Dai, Lau, Verma, Shu, Low & Jaillet (2023), *Quantum Bayesian Optimization*, Sec. 3: pulling an arm
 ``x`` classically returns one sample of a reward ``y = f(x) + noise``; in the quantum setting the
 learner instead gets an oracle that encodes the reward *distribution* at ``x``, and a quantum
 Monte-Carlo (QMC) algorithm estimates its mean to error ``eps`` with probability ``1 - delta``

@@ -1,6 +1,6 @@
 """Mean estimators for the quantum oracle: classical Monte Carlo and exact simulations of QMC.
 
-Dai, Lau, Cheong, Low & Zhang (2023), *Quantum Bayesian Optimization*, Lemma 1 and Alg. 1 line 4:
+Dai, Lau, Verma, Shu, Low & Jaillet (2023), *Quantum Bayesian Optimization*, Lemma 1 and Alg. 1 line 4:
 a quantum Monte-Carlo (QMC) algorithm estimates the mean of a reward distribution to error ``eps``
 with probability ``1 - delta`` using ``O~(1/eps)`` oracle queries, against ``O(1/eps^2)`` classical
 samples. The paper's experiments (and the authors' code) run Qiskit's *iterative amplitude
