@@ -26,3 +26,20 @@ def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
             info.external_attr = 0o644 << 16
             archive.writestr(info, member.getvalue(), compresslevel=9)
     return buffer.getvalue()
+
+
+def load_shipped_table(file: str, what: str, rebuild_hint: str) -> dict[str, np.ndarray]:
+    """All arrays of the shipped table ``kernelbandits/datasets/tables/<file>``.
+
+    ``FileNotFoundError`` naming ``what`` (e.g. "the SVM lookup table") and how to rebuild it
+    when the file is missing from the installed package.
+    """
+    from importlib import resources
+
+    resource = resources.files("kernelbandits.datasets").joinpath("tables", file)
+    if not resource.is_file():
+        raise FileNotFoundError(
+            f"{what} kernelbandits/datasets/tables/{file} is missing; {rebuild_hint}"
+        )
+    with np.load(io.BytesIO(resource.read_bytes()), allow_pickle=False) as npz:
+        return {key: npz[key] for key in npz.files}

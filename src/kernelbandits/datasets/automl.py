@@ -32,17 +32,17 @@ Notation (shapes):
 
 from __future__ import annotations
 
-import io
 import itertools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from kernelbandits.datasets._npz import load_shipped_table
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -173,14 +173,7 @@ def load_glmnet_tables() -> AutoMLTables:
     Raises:
         FileNotFoundError: the table file is missing from the installed package.
     """
-    resource = resources.files("kernelbandits.datasets").joinpath("tables", GLMNET_TABLE_FILE)
-    if not resource.is_file():
-        raise FileNotFoundError(
-            f"the GLMNET lookup table kernelbandits/datasets/tables/{GLMNET_TABLE_FILE} is "
-            f"missing; {_REBUILD_HINT}"
-        )
-    with np.load(io.BytesIO(resource.read_bytes()), allow_pickle=False) as npz:
-        arrays = {key: npz[key] for key in npz.files}
+    arrays = load_shipped_table(GLMNET_TABLE_FILE, "the GLMNET lookup table", _REBUILD_HINT)
     metadata: dict[str, Any] = json.loads(str(arrays["metadata"]))
     for key in ("n_rows", "n_features", "n_not_converged"):
         metadata[key] = arrays[key].tolist()

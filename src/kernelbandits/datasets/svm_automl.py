@@ -24,12 +24,12 @@ distinct values. Breast cancer: 0.626 (majority class, 12 cells) to 0.895 at ``(
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
-from importlib import resources
 
 import numpy as np
 import numpy.typing as npt
+
+from kernelbandits.datasets._npz import load_shipped_table
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -107,17 +107,12 @@ def load_svm_table(name: str = "pima") -> SVMTable:
             f"unknown SVM table {name!r}; available: {', '.join(sorted(SVM_TABLE_FILES))}"
         )
     file = SVM_TABLE_FILES[name]
-    resource = resources.files("kernelbandits.datasets").joinpath("tables", file)
-    if not resource.is_file():
-        raise FileNotFoundError(
-            f"the SVM lookup table kernelbandits/datasets/tables/{file} is missing; {_REBUILD_HINT}"
-        )
-    with np.load(io.BytesIO(resource.read_bytes()), allow_pickle=False) as npz:
-        return SVMTable(
-            points=_frozen(npz["points"]),
-            C=_frozen(npz["C"]),
-            gamma=_frozen(npz["gamma"]),
-            accuracy=_frozen(npz["accuracy"]),
-            name=str(npz["name"]),
-            source=str(npz["source"]),
-        )
+    npz = load_shipped_table(file, "the SVM lookup table", _REBUILD_HINT)
+    return SVMTable(
+        points=_frozen(npz["points"]),
+        C=_frozen(npz["C"]),
+        gamma=_frozen(npz["gamma"]),
+        accuracy=_frozen(npz["accuracy"]),
+        name=str(npz["name"]),
+        source=str(npz["source"]),
+    )

@@ -50,18 +50,17 @@ Notation (shapes): ``n`` configurations, ``d`` hyperparameters; ``configs (n, d)
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from kernelbandits.datasets._npz import load_shipped_table
 from kernelbandits.datasets.automl import HPOBENCH_AXES, load_hpobench_sequence
 
 FloatArray = npt.NDArray[np.float64]
@@ -283,14 +282,7 @@ def load_transfer_table(model: str) -> TransferTable:
             f"unknown model {model!r}; available: {', '.join(sorted(TRANSFER_TABLE_FILES))}"
         )
     file = TRANSFER_TABLE_FILES[model]
-    resource = resources.files("kernelbandits.datasets").joinpath("tables", file)
-    if not resource.is_file():
-        raise FileNotFoundError(
-            f"the transfer lookup table kernelbandits/datasets/tables/{file} is missing; "
-            f"{_REBUILD_HINT}"
-        )
-    with np.load(io.BytesIO(resource.read_bytes()), allow_pickle=False) as npz:
-        arrays = {key: npz[key] for key in npz.files}
+    arrays = load_shipped_table(file, "the transfer lookup table", _REBUILD_HINT)
     return TransferTable(
         configs=_frozen(arrays["configs"]),
         source=_frozen(arrays["source"]),
