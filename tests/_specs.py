@@ -5,6 +5,8 @@ Everything is a module-level function so that spawned workers find it by import.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from kernelbandits.domains import Grid
@@ -14,6 +16,7 @@ from kernelbandits.problems.base import FunctionProblem, Problem
 
 SMALL_ID = "test-small"
 FAILING_ID = "test-failing"
+SLOW_ID = "test-slow"
 
 
 def bump_problem(seed: int) -> Problem:
@@ -59,6 +62,20 @@ def greedy_policy(problem: Problem, seed: int) -> Policy:
     return GreedyPolicy(problem.domain, seed=seed)
 
 
+class SleepyRandomPolicy(RandomPolicy):
+    """Uniform random choices, 5 ms of sleep per round: runs long enough to be interrupted."""
+
+    name = "Sleepy"
+
+    def _propose(self) -> np.ndarray:
+        time.sleep(0.005)
+        return super()._propose()
+
+
+def sleepy_policy(problem: Problem, seed: int) -> Policy:
+    return SleepyRandomPolicy(problem.domain, seed=seed)
+
+
 def exploding_policy(problem: Problem, seed: int) -> Policy:
     return ExplodingPolicy(problem.domain, seed=seed)
 
@@ -96,6 +113,20 @@ FAILING = _register(
         n_seeds=2,
         quick_horizon=5,
         quick_seeds=1,
+        reference="tests",
+    )
+)
+
+SLOW = _register(
+    ExperimentSpec(
+        id=SLOW_ID,
+        title="test: runs of about 0.2 s each, to interrupt",
+        make_problem=bump_problem,
+        policies={"Sleepy": sleepy_policy, "Greedy": greedy_policy},
+        horizon=40,
+        n_seeds=12,
+        quick_horizon=40,
+        quick_seeds=12,
         reference="tests",
     )
 )

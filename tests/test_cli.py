@@ -94,12 +94,13 @@ def test_python_dash_m_entry_point() -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_default_out_dir_is_kb_results_id(tmp_path, monkeypatch, capsys) -> None:
+def test_default_out_dir_is_kb_results(tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["run", _specs.SMALL_ID, "--quick", "--json", "--jobs", "1"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["out_dir"] == f"kb-results/{_specs.SMALL_ID}"
-    assert (tmp_path / "kb-results" / _specs.SMALL_ID / "results.sqlite").exists()
+    assert summary["out_dir"] == "kb-results"
+    assert (tmp_path / "kb-results" / "results.sqlite").exists()
+    assert (tmp_path / "kb-results" / f"{_specs.SMALL_ID}.json").exists()
 
 
 @pytest.mark.slow

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -16,8 +17,8 @@ from kernelbandits.experiments import (
     register,
     run_experiment,
 )
-from kernelbandits.experiments.execute import execute_run
 from kernelbandits.experiments.spec import unregister
+from kernelbandits.experiments.sweep import execute_run
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -73,7 +74,7 @@ def test_serial_run_stores_every_run_once_resumes_and_plots(tmp_path) -> None:
     assert sorted(keys) == sorted((p, s, 12, "ok") for p in ("Random", "Greedy") for s in (0, 1))
     assert res.plot_path == tmp_path / f"{_specs.SMALL_ID}.png"
     assert res.plot_path.read_bytes()[:8] == PNG_MAGIC
-    assert (tmp_path / "summary.json").exists()
+    assert json.loads((tmp_path / f"{_specs.SMALL_ID}.json").read_text())["n_seeds"] == 2
 
     # the summary is computed from the stored traces
     final = [t.cumulative_regret[-1] for t in traces["Greedy"]]

@@ -69,12 +69,23 @@ def check_transfer(ns: Namespace) -> None:
     assert runs["DeltaBO"].cumulative_regret[-1] < runs["GP-UCB"].cumulative_regret[-1]
 
 
+def check_sweeps(ns: Namespace) -> None:
+    # the serial and the Dask sweep stored bit-identical traces, and a rerun executed nothing
+    assert ns["serial"].n_executed > 0 and ns["serial"].n_failed == 0
+    assert ns["same"] is True
+    assert ns["again"].n_executed == 0 and ns["again"].n_cached == ns["serial"].n_executed
+    assert ns["seen"][-1] == (ns["serial"].n_executed, ns["serial"].n_executed, 0)
+    assert ns["html"].read_text(encoding="utf-8").count("data:image/png;base64,") >= 2
+    assert len(ns["last"]) == 2 * len(ns["last"].policy.unique())
+
+
 CHECKS: dict[str, Callable[[Namespace], None]] = {
     "index": check_index,
     "multitask": check_multitask,
     "lifelong": check_lifelong,
     "quantum": check_quantum,
     "transfer": check_transfer,
+    "sweeps": check_sweeps,
 }
 
 

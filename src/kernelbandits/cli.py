@@ -4,9 +4,17 @@ Subcommands::
 
     kernelbandits demo [--seeds N] [--horizon T] [--out DIR] [--jobs N]
     kernelbandits list
-    kernelbandits run <id> [--quick] [--seeds N] [--horizon T] [--out DIR] [--jobs N] [--json]
+    kernelbandits reproduce <ids...|all> [--quick] [--seeds N] [--horizon T] [--out DIR]
+                       [--jobs N | --workers N | --scheduler tcp://host:port] [--json]
                        [--estimator simulator|qiskit]
-    kernelbandits reproduce <id> ...       (alias of run)
+    kernelbandits run <ids...> ...         (alias of reproduce)
+    kernelbandits report [OUT] [--to DIR]
+    kernelbandits export [OUT] --to FILE.csv|FILE.parquet [--table rounds|runs] [--experiment ID]
+
+``reproduce`` runs every (experiment, policy, seed) as a task into ``OUT/results.sqlite``
+(default ``OUT = kb-results``): local processes by default, a Dask ``LocalCluster`` with
+``--workers``, an existing Dask cluster with ``--scheduler``. Interrupted, it keeps every finished
+run; run again, it does only the missing and the failed runs.
 
 Exit codes: 0 success, 1 some runs failed (recorded in the store, shown in the output), 2 usage
 error (bad arguments, unknown experiment id) with a message on stderr and no traceback.
@@ -19,14 +27,17 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from kernelbandits.experiments.execute import ExperimentResult, ProgressCallback, RunOutcome
+    from kernelbandits.experiments.summary import ExperimentResult
+    from kernelbandits.experiments.sweep import Backend, SweepProgress, SweepResult
+
+DEFAULT_OUT = Path("kb-results")
 
 
 class UsageError(Exception):
@@ -43,11 +54,29 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _add_run_options(p: argparse.ArgumentParser, horizon_help: str) -> None:
+def _add_run_options(p: argparse.ArgumentParser, horizon_help: str, dask: bool = False) -> None:
     p.add_argument("--seeds", type=_positive_int, help="number of seeds (0..N-1)")
     p.add_argument("--horizon", type=_positive_int, help=horizon_help)
-    p.add_argument("--out", type=Path, help="output directory (default ./kb-results/<id>)")
-    p.add_argument("--jobs", type=_positive_int, help="worker processes (default: CPU count)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help=f"output directory of the store and plots (default ./{DEFAULT_OUT})",
+    )
+    where = p.add_mutually_exclusive_group() if dask else p
+    where.add_argument(
+        "--jobs", type=_positive_int, help="local worker processes (default: CPU count; 1: serial)"
+    )
+    if dask:
+        where.add_argument(
+            "--workers",
+            type=_positive_int,
+            help="start a Dask LocalCluster with N single-threaded workers (extra 'dask')",
+        )
+        where.add_argument(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="run on an existing Dask cluster, e.g. tcp://host:8786 (extra 'dask')",
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,12 +87,17 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="run GP-UCB, GP-EI and BKB on 1-D GP samples and plot")
     _add_run_options(demo, "rounds per run (default 200)")
     sub.add_parser("list", help="list the registered experiments")
-    for name in ("run", "reproduce"):
-        alias = " (alias of run)" if name == "reproduce" else ""
-        p = sub.add_parser(name, help="run one registered experiment" + alias)
-        p.add_argument("id", help="experiment id (see `kernelbandits list`)")
-        p.add_argument("--quick", action="store_true", help="the small CI-size variant")
-        _add_run_options(p, "override the spec's horizon")
+    for name in ("reproduce", "run"):
+        alias = " (alias of reproduce)" if name == "run" else ""
+        p = sub.add_parser(name, help="run registered experiments, resumably" + alias)
+        p.add_argument(
+            "ids",
+            nargs="+",
+            metavar="ID",
+            help="experiment ids (see `kernelbandits list`), or 'all' for every paper experiment",
+        )
+        p.add_argument("--quick", action="store_true", help="the small CI-size variants")
+        _add_run_options(p, "override the specs' horizons", dask=True)
         p.add_argument("--json", action="store_true", help="print the summary as JSON only")
         p.add_argument(
             "--estimator",
@@ -72,6 +106,33 @@ def build_parser() -> argparse.ArgumentParser:
             help="quantum experiments: QMC by exact simulation (default) or on Qiskit circuits "
             "(runs the experiment's '-qiskit' twin; extra 'quantum')",
         )
+    report = sub.add_parser(
+        "report", help="write report.md and a self-contained report.html from a results store"
+    )
+    report.add_argument(
+        "out",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_OUT,
+        help=f"sweep directory (default ./{DEFAULT_OUT})",
+    )
+    report.add_argument("--to", type=Path, help="report directory (default OUT/report)")
+    export = sub.add_parser("export", help="export the results as a tidy CSV or Parquet table")
+    export.add_argument(
+        "out",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_OUT,
+        help=f"sweep directory (default ./{DEFAULT_OUT})",
+    )
+    export.add_argument("--to", type=Path, required=True, help="file ending in .csv or .parquet")
+    export.add_argument(
+        "--table",
+        choices=("rounds", "runs"),
+        default="rounds",
+        help="one row per round of every run (default) or one row per run",
+    )
+    export.add_argument("--experiment", help="only this experiment")
     return parser
 
 
@@ -110,44 +171,144 @@ def _print_result(console: Console, result: ExperimentResult) -> None:
     console.print(f"results store: {result.store_path}")
 
 
-def _run(args: argparse.Namespace, spec_id: str, quick: bool, as_json: bool) -> int:
+def _expand_ids(ids: Sequence[str], estimator: str) -> list[str]:
+    """Experiment ids from the command line: ``all`` expands to the paper experiments; with the
+    Qiskit estimator, quantum experiments become their ``-qiskit`` twins."""
+    from kernelbandits.experiments import get, paper_specs
+
+    expanded: list[str] = []
+    for spec_id in ids:
+        names = [s.id for s in paper_specs()] if spec_id == "all" else [spec_id]
+        for name in names:
+            try:
+                get(name)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+            if estimator == "qiskit":
+                from kernelbandits.experiments.catalog.quantum import qiskit_variant
+
+                try:
+                    name = qiskit_variant(name)
+                except ValueError as exc:
+                    if spec_id != "all":
+                        raise UsageError(str(exc)) from None
+            if name not in expanded:
+                expanded.append(name)
+    return expanded
+
+
+def _sweep(
+    args: argparse.Namespace,
+    ids: list[str],
+    quick: bool,
+    progress: Callable[[SweepProgress], None] | None = None,
+) -> SweepResult:
+    from kernelbandits.experiments.sweep import run_sweep
+
+    backend: Backend = "dask" if args.workers or args.scheduler else "processes"
+    if args.jobs == 1:
+        backend = "serial"
+    return run_sweep(
+        ids,
+        args.out if args.out is not None else DEFAULT_OUT,
+        quick=quick,
+        n_seeds=args.seeds,
+        horizon=args.horizon,
+        backend=backend,
+        n_jobs=args.workers or args.jobs,
+        scheduler=args.scheduler,
+        progress=progress,
+    )
+
+
+def _run(args: argparse.Namespace, ids: list[str], quick: bool, as_json: bool) -> int:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
-    from kernelbandits.experiments import get, run_experiment
-
+    for name in ("workers", "scheduler"):
+        setattr(args, name, getattr(args, name, None))
     try:
-        spec = get(spec_id)
-    except ValueError as exc:
+        if as_json:
+            result = _sweep(args, ids, quick)
+        else:
+            columns = (
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[failed]} failed"),
+                TimeElapsedColumn(),
+                TextColumn("ETA {task.fields[eta]}"),
+            )
+            bar = Progress(
+                "{task.description}", *columns, console=Console(stderr=True), transient=True
+            )
+            label = ids[0] if len(ids) == 1 else f"{len(ids)} experiments"
+            task = bar.add_task(f"{label}: runs", total=None, failed=0, eta="?")
+
+            def progress(state: SweepProgress) -> None:
+                eta = state.eta()
+                bar.update(
+                    task,
+                    completed=state.done,
+                    total=state.total,
+                    failed=state.failed,
+                    eta="?" if eta is None else _duration(eta),
+                )
+
+            with bar:
+                result = _sweep(args, ids, quick, progress)
+    except ImportError as exc:  # an optional extra is missing (e.g. dask)
         raise UsageError(str(exc)) from None
-    out = args.out if args.out is not None else Path("kb-results") / spec.id
-
-    def execute(progress: ProgressCallback | None = None) -> ExperimentResult:
-        return run_experiment(
-            spec.id,
-            out,
-            quick=quick,
-            n_seeds=args.seeds,
-            n_jobs=args.jobs,
-            progress=progress,
-            horizon=args.horizon,
-        )
-
     if as_json:
-        result = execute()
-        print(json.dumps(result.to_dict(), indent=2))
-        return 1 if result.failures else 0
-    columns = (BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    bar = Progress("{task.description}", *columns, console=Console(stderr=True), transient=True)
-    task = bar.add_task(f"{spec.id}: runs", total=None)
+        payload = result.experiments[0].to_dict() if len(ids) == 1 else result.to_dict()
+        print(json.dumps(payload, indent=2))
+        return 1 if result.n_failed else 0
+    console = Console()
+    for experiment in result.experiments:
+        _print_result(console, experiment)
+    if len(ids) > 1:
+        console.print(
+            f"sweep: {len(ids)} experiments, runs executed {result.n_executed}, reused "
+            f"{result.n_cached}, failed {result.n_failed}, {_duration(result.elapsed)}"
+        )
+    return 1 if result.n_failed else 0
 
-    def progress(done: int, total: int, outcome: RunOutcome | None) -> None:
-        bar.update(task, completed=done, total=total)
 
-    with bar:
-        result = execute(progress)
-    _print_result(Console(), result)
-    return 1 if result.failures else 0
+def _duration(seconds: float) -> str:
+    whole = max(0, round(seconds))
+    h, rest = divmod(whole, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def _report(args: argparse.Namespace) -> int:
+    from kernelbandits.report import write_report
+
+    store = args.out / "results.sqlite"
+    if not store.exists():
+        raise UsageError(f"no results store at {store}: run `kernelbandits reproduce` first")
+    paths = write_report(args.out, args.to)
+    for path in paths:
+        print(f"wrote {path}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from kernelbandits.experiments.tables import export
+
+    if not (args.out / "results.sqlite").exists():
+        raise UsageError(f"no results store at {args.out / 'results.sqlite'}")
+    try:
+        path = export(args.out, args.to, table=args.table, experiment=args.experiment)
+    except (ValueError, ImportError) as exc:
+        raise UsageError(str(exc)) from None
+    print(f"wrote {path}")
+    return 0
 
 
 def _list() -> int:
@@ -180,16 +341,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "list":
             return _list()
         if args.command == "demo":
-            return _run(args, "demo", quick=False, as_json=False)
-        spec_id = args.id
-        if args.estimator == "qiskit":
-            from kernelbandits.experiments.catalog.quantum import qiskit_variant
-
-            try:
-                spec_id = qiskit_variant(spec_id)
-            except ValueError as exc:
-                raise UsageError(str(exc)) from None
-        return _run(args, spec_id, quick=args.quick, as_json=args.json)
+            return _run(args, ["demo"], quick=False, as_json=False)
+        if args.command == "report":
+            return _report(args)
+        if args.command == "export":
+            return _export(args)
+        ids = _expand_ids(args.ids, args.estimator)
+        return _run(args, ids, quick=args.quick, as_json=args.json)
     except UsageError as exc:
         print(f"kernelbandits: error: {exc}", file=sys.stderr)
         return 2

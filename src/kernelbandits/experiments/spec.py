@@ -47,6 +47,9 @@ class ExperimentSpec:
         ``"instantaneous"`` (the trace's per-round regret as recorded, e.g. Bayes regret).
     reference : the paper and figure reproduced.
     module : the module whose import registers this spec; set by :func:`register` when empty.
+    variant_of : id of the experiment whose runs this one repeats with another plot metric or
+        another backend (e.g. ``tr-gaussian-avg`` of ``tr-gaussian``); ``reproduce all`` skips
+        variants.
     """
 
     id: str
@@ -62,6 +65,7 @@ class ExperimentSpec:
     metric: Metric = "cumulative"
     reference: str = ""
     module: str = ""
+    variant_of: str = ""
 
     def __post_init__(self) -> None:
         if not self.id or any(c.isspace() or c in "/\\" for c in self.id):
@@ -133,3 +137,13 @@ def all_specs() -> list[ExperimentSpec]:
     """Every registered spec (the catalog included), sorted by id."""
     load_catalog()
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def paper_specs() -> list[ExperimentSpec]:
+    """The experiments ``reproduce all`` runs: the built-in catalog's specs without variants
+    (:attr:`ExperimentSpec.variant_of`) and without the demo; sorted by id."""
+    return [
+        s
+        for s in all_specs()
+        if s.module.startswith(CATALOG_MODULE) and not s.variant_of and s.id != "demo"
+    ]

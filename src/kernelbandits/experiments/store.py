@@ -1,14 +1,26 @@
 """A results store over SQLite: one row per run, committed as soon as the run finishes.
 
 A run is keyed by ``(experiment, policy, seed, horizon)``. A row holds the status (``"ok"`` or
-``"failed"``), the :class:`Trace` as ``.npz`` bytes (ok runs), the total wall time of the run in
-seconds, the error text (failed runs) and a UTC ISO-8601 creation time. Writing a key again
-replaces the row (a failed run retried later becomes ok). The database uses WAL journaling, so
-readers may look while a run is being written; only one process (the parent) writes.
+``"failed"``), the :class:`Trace` as ``.npz`` bytes (ok runs), the wall time of the whole run in
+seconds (problem construction included; the trace keeps the per-round ask + tell times), the
+error text (failed runs), the number of attempts and a UTC ISO-8601 creation time. Writing a key
+again replaces the row (a failed run retried later becomes ok, its attempts counted).
+
+Crash safety: every run is one SQLite transaction in WAL mode, so a writer killed at any moment
+(SIGKILL included) leaves the store with every run committed before the kill and nothing half
+written; the next open recovers the journal. Only one process (the sweep's client) writes;
+readers may look at any time.
+
+A second table, ``plans``, records for each experiment the size last asked for (horizon, seeds,
+policies), so that readers such as the report know which runs make up the current result.
+
+:mod:`kernelbandits.experiments.tables` reads a store as tidy tables and exports them to CSV or
+Parquet.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -30,10 +42,18 @@ CREATE TABLE IF NOT EXISTS runs (
     wall_time  REAL,
     error      TEXT,
     created    TEXT NOT NULL,
+    attempts   INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (experiment, policy, seed, horizon)
-)
+);
+CREATE TABLE IF NOT EXISTS plans (
+    experiment TEXT PRIMARY KEY,
+    horizon    INTEGER NOT NULL,
+    n_seeds    INTEGER NOT NULL,
+    policies   TEXT NOT NULL,
+    updated    TEXT NOT NULL
+);
 """
-_COLUMNS = "experiment, policy, seed, horizon, status, wall_time, error, created"
+_COLUMNS = "experiment, policy, seed, horizon, status, wall_time, error, created, attempts"
 
 
 @dataclass(frozen=True)
@@ -48,6 +68,18 @@ class RunRecord:
     wall_time: float | None
     error: str | None
     created: str
+    attempts: int = 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The size of an experiment last asked for: seeds ``0..n_seeds-1`` of each policy at
+    ``horizon`` rounds."""
+
+    experiment: str
+    horizon: int
+    n_seeds: int
+    policies: tuple[str, ...]
 
 
 def _now() -> str:
@@ -67,7 +99,12 @@ class ResultsStore:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         with self._conn:
-            self._conn.execute(_SCHEMA)
+            self._conn.executescript(_SCHEMA)
+            columns = {row[1] for row in self._conn.execute("PRAGMA table_info(runs)")}
+            if "attempts" not in columns:  # a store written before attempts were counted
+                self._conn.execute(
+                    "ALTER TABLE runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1"
+                )
 
     # -- lifecycle ------------------------------------------------------------------------------
     def close(self) -> None:
@@ -88,33 +125,59 @@ class ResultsStore:
             yield self._conn
 
     # -- writing --------------------------------------------------------------------------------
-    def put(self, trace: Trace, experiment: str, policy: str | None = None) -> None:
+    def _attempts(self, c: sqlite3.Connection, key: tuple[str, str, int, int]) -> int:
+        row = c.execute(
+            "SELECT attempts FROM runs WHERE experiment=? AND policy=? AND seed=? AND horizon=?",
+            key,
+        ).fetchone()
+        return 1 if row is None else int(row[0]) + 1
+
+    def put(
+        self,
+        trace: Trace,
+        experiment: str,
+        policy: str | None = None,
+        wall_time: float | None = None,
+    ) -> None:
         """Store a finished run (one transaction); the key is taken from the trace.
 
-        ``policy`` overrides ``trace.policy`` as the key (the name the experiment gave it).
+        ``policy`` overrides ``trace.policy`` as the key (the name the experiment gave it);
+        ``wall_time`` is the whole run's time in seconds (default: the trace's ask + tell total).
         """
+        key = (experiment, policy or trace.policy, trace.seed, trace.horizon)
+        seconds = float(trace.wall_time.sum()) if wall_time is None else float(wall_time)
         with self._transaction() as c:
             c.execute(
-                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, 'ok', ?, ?, NULL, ?)",
-                (
-                    experiment,
-                    policy or trace.policy,
-                    trace.seed,
-                    trace.horizon,
-                    sqlite3.Binary(trace.to_bytes()),
-                    float(trace.wall_time.sum()),
-                    _now(),
-                ),
+                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, 'ok', ?, ?, NULL, ?, ?)",
+                (*key, sqlite3.Binary(trace.to_bytes()), seconds, _now(), self._attempts(c, key)),
             )
 
     def put_failure(
-        self, experiment: str, policy: str, seed: int, horizon: int, error: str
+        self,
+        experiment: str,
+        policy: str,
+        seed: int,
+        horizon: int,
+        error: str,
+        wall_time: float | None = None,
     ) -> None:
-        """Record that a run failed with ``error`` (one transaction)."""
+        """Record that a run failed with ``error`` (one transaction); it is retried on resume."""
+        key = (experiment, policy, int(seed), int(horizon))
         with self._transaction() as c:
             c.execute(
-                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, 'failed', NULL, NULL, ?, ?)",
-                (experiment, policy, int(seed), int(horizon), error, _now()),
+                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, 'failed', NULL, ?, ?, ?, ?)",
+                (*key, wall_time, error, _now(), self._attempts(c, key)),
+            )
+
+    def set_plan(
+        self, experiment: str, horizon: int, n_seeds: int, policies: Iterable[str]
+    ) -> None:
+        """Record the size of ``experiment`` last asked for (replaces the previous plan)."""
+        names = json.dumps(list(policies))
+        with self._transaction() as c:
+            c.execute(
+                "INSERT OR REPLACE INTO plans VALUES (?, ?, ?, ?, ?)",
+                (experiment, int(horizon), int(n_seeds), names, _now()),
             )
 
     # -- reading --------------------------------------------------------------------------------
@@ -158,6 +221,13 @@ class ResultsStore:
             if wanted is None or seed in wanted:
                 out.setdefault(policy, []).append(Trace.from_bytes(blob))
         return out
+
+    def plans(self) -> dict[str, Plan]:
+        """experiment -> its :class:`Plan`, for every experiment a sweep has asked for."""
+        rows = self._conn.execute(
+            "SELECT experiment, horizon, n_seeds, policies FROM plans ORDER BY experiment"
+        )
+        return {e: Plan(e, int(h), int(s), tuple(json.loads(p))) for e, h, s, p in rows}
 
     def runs(self, experiment: str | None = None) -> list[RunRecord]:
         """Every stored run (optionally of one experiment), ok and failed, without traces."""

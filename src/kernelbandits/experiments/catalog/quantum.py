@@ -208,6 +208,7 @@ def _register(
     text: str,
     figure: str,
     settings: Mapping[str, object],
+    variant_of: str = "",
 ) -> ExperimentSpec:
     return register(
         ExperimentSpec(
@@ -223,6 +224,7 @@ def _register(
             paper_settings=dict(settings),
             metric="cumulative",
             reference=f"{REFERENCE}, {figure}",
+            variant_of=variant_of,
         )
     )
 
@@ -261,6 +263,7 @@ def _register_all(estimator: Estimator) -> None:
             f"10 trials; GP-UCB and Q-GP-UCB on 100 RFF, GP-UCB beta = sqrt(2). {how}",
             fig,
             synthetic | {"reward": reward},
+            variant_of=f"q-synthetic-{reward}" if suffix else "",
         )
     automl = {
         "grid": "5 x 5 (C, gamma) in [1e-4, 1]", "kernel_variance": AUTOML_VARIANCE,
@@ -286,6 +289,7 @@ def _register_all(estimator: Estimator) -> None:
             f"200 RFF; GP-UCB beta = 1; budget 5000 queries, 5 trials. {how}",
             fig,
             automl | {"table": table},
+            variant_of=f"q-automl-{table.replace('_', '-')}" if suffix else "",
         )
 
 

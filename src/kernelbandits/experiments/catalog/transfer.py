@@ -246,6 +246,7 @@ def _register(
     figure: str,
     key: str,
     metric: Metric = "cumulative",
+    variant_of: str = "",
 ) -> ExperimentSpec:
     return register(
         ExperimentSpec(
@@ -261,6 +262,7 @@ def _register(
             paper_settings={k: str(v) for k, v in asdict(SETTINGS[key]).items()},
             metric=metric,
             reference=f"{REFERENCE}, {figure}",
+            variant_of=variant_of,
         )
     )
 
@@ -323,7 +325,7 @@ for _id, _title, _problem, _key, _init, _reps, _fig, _text in EXPERIMENTS:
     _register(
         f"{_id}-avg", _title + " (average regret)", _problem, _policies(_key, _init), _reps,
         _text + " Plotted as average regret R_t / t (Fig. 2).",
-        _fig.replace("Fig. 1", "Fig. 2"), _key, metric="average",
+        _fig.replace("Fig. 1", "Fig. 2"), _key, metric="average", variant_of=_id,
     )  # fmt: skip
 
 

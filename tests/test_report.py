@@ -1,0 +1,82 @@
+"""The report: Markdown and self-contained HTML with every figure, the claims table and the runs."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import _specs
+from kernelbandits.cli import main
+from kernelbandits.experiments import run_sweep
+from kernelbandits.experiments.summary import summarize
+from kernelbandits.report import StoredResults, write_report
+from kernelbandits.report.claims import CLAIMS
+from kernelbandits.report.document import Heading, Image, Paragraph, Table, to_html, to_markdown
+from kernelbandits.report.figures import FIGURES
+from kernelbandits.report.render import PAPERS
+
+
+@pytest.fixture(scope="module")
+def sweep_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweep")
+    run_sweep(["gp-sample-1d", _specs.SMALL_ID], out, n_seeds=2, horizon=10, backend="serial")
+    return out
+
+
+def test_report_has_claims_runs_and_every_stored_figure(sweep_dir) -> None:
+    md_path, html_path = write_report(sweep_dir)
+    md = md_path.read_text(encoding="utf-8")
+    page = html_path.read_text(encoding="utf-8")
+    # the claims table: one row per claim; none of their experiments is stored, so all missing
+    assert md.count("| MISSING |") == len(CLAIMS)
+    assert f"{len(CLAIMS)} claims: **0 pass**, **0 fail**, {len(CLAIMS)} missing" in md
+    # figures: the GP-sample figure (its only experiment is stored) and a plain plot of the
+    # test experiment, which no paper figure shows; every other paper figure is "not run"
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    assert sorted(images) == ["figures/core-gp-sample.png", f"figures/{_specs.SMALL_ID}.png"]
+    assert all((md_path.parent / image).is_file() for image in images)
+    assert md.count("Not run: none of its experiments is in the store.") == len(FIGURES) - 1
+    # the HTML embeds the same images and loads nothing from elsewhere
+    assert page.count('src="data:image/png;base64,') == 2
+    assert not re.search(r'(src|href)="(?!data:)', page)
+    # the runs table and the regret table carry the stored numbers
+    with StoredResults(sweep_dir) as results:
+        summary = summarize(results.traces("gp-sample-1d")["GP-UCB"], "GP-UCB")
+    assert "| `gp-sample-1d` | 10 | 2 |" in md
+    cell = f"{summary.final_regret_mean:.1f}"
+    assert any(line.startswith("| GP-UCB | 2 | " + cell) for line in md.splitlines()), cell
+    for heading in PAPERS.values():
+        assert heading in md
+
+
+def test_report_follows_the_latest_plan(sweep_dir, tmp_path) -> None:
+    run_sweep(["gp-sample-1d"], sweep_dir, n_seeds=1, horizon=6, backend="serial")
+    md_path, _ = write_report(sweep_dir, tmp_path / "rep")
+    assert "| `gp-sample-1d` | 6 | 1 |" in md_path.read_text(encoding="utf-8")
+
+
+def test_cli_report_and_missing_store(sweep_dir, tmp_path, capsys) -> None:
+    assert main(["report", str(sweep_dir), "--to", str(tmp_path / "r")]) == 0
+    assert "report.html" in capsys.readouterr().out
+    assert (tmp_path / "r" / "report.md").is_file()
+    assert main(["report", str(tmp_path / "nowhere")]) == 2
+    assert "no results store" in capsys.readouterr().err
+
+
+def test_document_renders_escaped_markdown_and_html(tmp_path) -> None:
+    png = tmp_path / "x.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    blocks = [
+        Heading("A <b> & `code`", 2, "a"),
+        Paragraph("**bold** and `x|y` <script>"),
+        Table(("claim", "verdict"), (("a | b", "PASS"),), ("pass",)),
+        Image(png, "alt", "cap"),
+    ]
+    md = to_markdown("T", blocks, tmp_path)
+    assert "| a \\| b | PASS |" in md and "![alt](x.png)" in md and "*cap*" in md
+    page = to_html("T", blocks)
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "<strong>bold</strong>" in page and "<code>x|y</code>" in page
+    assert '<tr class="pass"><td class="claim">a | b</td><td class="verdict">PASS</td></tr>' in page
+    assert "data:image/png;base64,iVBORw0KGgpmYWtl" in page

@@ -1,0 +1,313 @@
+"""The claims table: registry consistency, each primitive on constructed data, missing data."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+
+import numpy as np
+import pytest
+
+from kernelbandits.experiments import get
+from kernelbandits.experiments.store import ResultsStore
+from kernelbandits.experiments.trace import Trace
+from kernelbandits.report.claims import (
+    CLAIMS,
+    PAPERS,
+    Claim,
+    Verdict,
+    all_below,
+    all_of,
+    approaches,
+    at_fraction,
+    at_round,
+    below,
+    check_claims,
+    claims_table,
+    decreasing,
+    final,
+    gap_grows,
+    lowest,
+    not_above,
+    plateaus,
+    similar,
+    tail_rate,
+)
+from kernelbandits.report.data import StoredResults
+
+Runs = Mapping[str, Mapping[str, Sequence[Sequence[float]]]]  # exp -> policy -> per-seed regrets
+
+
+def _trace(regret: Sequence[float], seed: int, policy: str) -> Trace:
+    r = np.asarray(regret, dtype=float)
+    T = len(r)
+    zeros = np.zeros(T)
+    return Trace(np.zeros((T, 1)), zeros, zeros, r, zeros, policy, "fabricated", seed, 0.0)
+
+
+def _final(*totals: float, T: int = 4) -> list[list[float]]:
+    """One run per value, all regret in the last round: ``R_T`` is exactly the value."""
+    return [[0.0] * (T - 1) + [x] for x in totals]
+
+
+@pytest.fixture
+def make_results(tmp_path) -> Iterator:
+    opened: list[StoredResults] = []
+
+    def make(runs: Runs) -> StoredResults:
+        store = ResultsStore(tmp_path / "results.sqlite")
+        for exp, policies in runs.items():
+            horizon, n_seeds = 0, 0
+            for policy, regrets in policies.items():
+                for seed, r in enumerate(regrets):
+                    store.put(_trace(r, seed, policy), exp, policy=policy)
+                horizon, n_seeds = len(regrets[0]), max(n_seeds, len(regrets))
+            store.set_plan(exp, horizon, n_seeds, list(policies))
+        results = StoredResults(store)
+        opened.append(results)
+        return results
+
+    yield make
+    for r in opened:
+        r.close()
+
+
+# -- the table itself ---------------------------------------------------------------------------
+def test_claims_cover_the_four_papers() -> None:
+    ids = [c.id for c in CLAIMS]
+    assert len(ids) == len(set(ids))
+    for paper in PAPERS:
+        assert sum(c.paper == paper for c in CLAIMS) >= 5
+    for c in CLAIMS:
+        assert c.paper in PAPERS and c.statement and c.source and c.experiments
+
+
+def test_every_input_is_a_registered_base_experiment_and_policy() -> None:
+    for claim in CLAIMS:
+        needs = claim.check.needs
+        assert needs, claim.id
+        assert claim.experiments == tuple(dict.fromkeys(e for e, _ in needs))
+        for exp, policy in needs:
+            assert not exp.endswith(("-avg", "-qiskit")), (claim.id, exp)
+            assert policy in get(exp).policies, (claim.id, exp, policy)
+
+
+def test_check_claims_on_an_empty_store_is_all_missing(make_results) -> None:
+    rows = check_claims(make_results({}))
+    assert [c for c, _ in rows] == list(CLAIMS)
+    assert all(v.status == "missing" and v.evidence for _, v in rows)
+    table = claims_table(rows)
+    assert table.startswith("| claim |") and f"0 pass, 0 fail, {len(CLAIMS)} missing" in table
+
+
+def test_every_claim_decides_when_its_inputs_are_stored(make_results) -> None:
+    """Fabricated runs of every needed (experiment, policy), with the horizon shorter than any
+    window and a seed missing for one policy: each check passes or fails and never raises."""
+    rng = np.random.default_rng(0)
+    runs: dict[str, dict[str, list[list[float]]]] = {}
+    for claim in CLAIMS:
+        for exp, policy in claim.check.needs:
+            n_seeds = 2 if policy == "GP-UCB" else 3
+            runs.setdefault(exp, {})[policy] = rng.uniform(0, 1, (n_seeds, 12)).tolist()
+    rows = check_claims(make_results(runs))
+    assert {v.status for _, v in rows} <= {"pass", "fail"}
+    assert all("criterion" in v.evidence for _, v in rows)
+
+
+def test_a_claim_is_missing_when_an_experiment_or_policy_is_absent(make_results) -> None:
+    claim = next(c for c in CLAIMS if c.id == "mt-rkhs2-mtkb-below-itkb")
+    only_other = make_results({"mt-rkhs-20": {"MT-KB": _final(1.0), "IT-KB": _final(2.0)}})
+    assert claim.check(only_other).status == "missing"
+    (_, verdict), *_ = check_claims(only_other, [claim])
+    assert verdict.status == "missing" and "mt-rkhs-2" in verdict.evidence
+
+
+def test_missing_policy_and_disjoint_seeds(make_results) -> None:
+    results = make_results(
+        {"e": {"a": _final(1.0), "b": _final(2.0)}, "f": {"a": _final(1.0), "b": _final(5.0)}}
+    )
+    v = below("e", "a", "c")(results)
+    assert v.status == "missing" and "c in e" in v.evidence
+    # a cross-experiment comparison on seeds no pair shares
+    with ResultsStore(results.path) as store:
+        store.put(_trace([0.0, 0.0, 0.0, 3.0], 7, "z"), "g", policy="z")
+    again = StoredResults(results.path)
+    v = below("g", "z", "a", b_exp="e")(again)
+    again.close()
+    assert v.status == "missing" and "no seed" in v.evidence
+
+
+# -- the primitives ---------------------------------------------------------------------------------
+def test_below_pass_fail_and_tie(make_results) -> None:
+    results = make_results(
+        {"e": {"a": _final(1.0, 2.0), "b": _final(2.0, 3.0), "c": _final(2.0, 1.0)}}
+    )
+    v = below("e", "a", "b")(results)
+    assert v == Verdict("pass", v.evidence)
+    assert "a 1.5 ±" in v.evidence and "b 2.5 ±" in v.evidence and "2 seeds" in v.evidence
+    assert "a lower on 2/2 paired seeds" in v.evidence and "R_T (T = 4)" in v.evidence
+    assert below("e", "b", "a")(results).status == "fail"
+    tie = below("e", "a", "c")(results)  # equal means: not below
+    assert tie.status == "fail" and "a 1.5 ±" in tie.evidence and "c 1.5 ±" in tie.evidence
+
+
+def test_below_ignores_rounding_differences(make_results) -> None:
+    results = make_results({"e": {"a": [[1e-16] * 4], "b": [[0.0] * 4]}})
+    assert below("e", "b", "a")(results).status == "fail"
+
+
+def test_below_across_experiments_pairs_by_seed(make_results) -> None:
+    results = make_results({"e": {"a": _final(1.0, 2.0)}, "f": {"a": _final(3.0, 3.0)}})
+    v = below("e", "a", "a", b_exp="f")(results)
+    assert v.status == "pass" and "a [e] 1.5" in v.evidence and "a [f] 3 ±" in v.evidence
+    assert below("e", "a", "a", b_exp="f").needs == (("e", "a"), ("f", "a"))
+
+
+def test_measures_follow_the_figure_metric_and_rounds(make_results) -> None:
+    # mt-rkhs-2 plots R_T / T, mt-bayes the last recorded value; unknown ids: R_T
+    regrets = [[1.0, 2.0, 3.0, 6.0]]  # R_t = 1, 3, 6, 12
+    results = make_results(
+        {e: {"MT-KB": regrets, "IT-KB": [[2.0] * 4]} for e in ("mt-rkhs-2", "mt-bayes", "e")}
+    )
+    v = below("mt-rkhs-2", "IT-KB", "MT-KB")(results)
+    assert "R_T/T (T = 4)" in v.evidence and "MT-KB 3 ±" in v.evidence and "IT-KB 2 ±" in v.evidence
+    v = below("mt-bayes", "IT-KB", "MT-KB")(results)
+    assert "r_T (T = 4)" in v.evidence and "MT-KB 6 ±" in v.evidence
+    v = below("e", "IT-KB", "MT-KB", final("average"))(results)
+    assert "MT-KB 3 ±" in v.evidence
+    v = below("e", "MT-KB", "IT-KB", at_round(2))(results)
+    assert "R_t at t = 2 (T = 4)" in v.evidence and "MT-KB 3 ±" in v.evidence
+    assert v.status == "pass"
+    v = below("e", "MT-KB", "IT-KB", at_fraction(0.25))(results)
+    assert "t = 1 " in v.evidence and "MT-KB 1 ±" in v.evidence and "IT-KB 2 ±" in v.evidence
+    v = below("e", "IT-KB", "MT-KB", tail_rate(2))(results)  # (12 - 3) / 2 vs 2
+    assert "last 2 rounds" in v.evidence and "MT-KB 4.5 ±" in v.evidence
+
+
+def test_measure_windows_and_rounds_are_clipped() -> None:
+    tr = _trace([1.0, 2.0, 3.0], 0, "a")
+    assert tail_rate(10).of(tr, "cumulative") == pytest.approx(2.0)
+    assert at_round(99).of(tr, "cumulative") == 6.0
+    assert at_fraction(0.0).of(tr, "instantaneous") == 1.0
+    assert at_fraction(1 / 3).round_of(30) == 10
+
+
+def test_all_below(make_results) -> None:
+    results = make_results(
+        {"e": {"a": _final(1.0), "b": _final(2.0), "c": _final(3.0), "d": _final(2.0)}}
+    )
+    v = all_below("e", ["a", "b"], ["c"])(results)
+    assert v.status == "pass" and "a 1 ±" in v.evidence and "c 3 ±" in v.evidence
+    assert all_below("e", ["a", "c"], ["b"])(results).status == "fail"
+    assert all_below("e", ["a", "b"], ["c", "d"])(results).status == "fail"  # b == d
+
+
+def test_lowest(make_results) -> None:
+    results = make_results(
+        {"e": {"a": _final(1.0, 2.0), "b": _final(2.0, 2.0), "c": _final(3.0, 0.0)}}
+    )
+    v = lowest("e", "b", ["a", "b", "c"])(results)
+    assert v.status == "fail" and "b 2 ±" in v.evidence and "a 1.5 ±" in v.evidence
+    assert lowest("e", "a", ["a", "b"])(results).status == "pass"
+    assert lowest("e", "a", ["a", "c"])(results).status == "fail"  # tie at 1.5
+    # default: every policy of the registered spec
+    assert {p for _, p in lowest("mt-rkhs-2", "MT-KB").needs} == set(get("mt-rkhs-2").policies)
+
+
+def test_decreasing(make_results) -> None:
+    results = make_results({"e": {"n1": _final(3.0), "n2": _final(2.0), "n3": _final(2.0)}})
+    v = decreasing("e", ["n1", "n2"])(results)
+    assert v.status == "pass" and "n1 3 ± 0 > n2 2 ± 0" in v.evidence
+    assert decreasing("e", ["n1", "n2", "n3"])(results).status == "fail"  # n2 == n3
+    assert decreasing("e", ["n2", "n1"])(results).status == "fail"
+
+
+def test_similar_and_not_above_use_the_paired_95_interval(make_results) -> None:
+    # paired differences a - b: [2.96, 0.96] -> mean 1.96, s.e. 1, half-width exactly 1.96
+    base = [0.0, 0.0]
+    results = make_results(
+        {
+            "e": {
+                "b": _final(*base),
+                "edge": _final(2.96, 0.96),
+                "out": _final(2.96, 1.0),  # mean 1.98, half-width 1.96 * 0.98
+                "zero": _final(1.0, -1.0),
+            }
+        }
+    )
+    v = similar("e", "edge", "b")(results)
+    assert v.status == "pass" and "paired difference 1.96 ± 1.96" in v.evidence
+    assert similar("e", "out", "b")(results).status == "fail"
+    assert similar("e", "b", "out")(results).status == "fail"
+    assert similar("e", "zero", "b")(results).status == "pass"
+    assert not_above("e", "edge", "b")(results).status == "pass"
+    assert not_above("e", "out", "b")(results).status == "fail"
+    assert not_above("e", "b", "out")(results).status == "pass"  # lower
+
+
+def test_approaches_compares_tail_slopes(make_results) -> None:
+    def runs(slope: float) -> list[list[float]]:
+        return [[50.0, 50.0] + [slope] * 4]  # a costly start outside the window
+
+    results = make_results(
+        {"e": {"ref": [[0.0, 0.0] + [1.0] * 4]} | {str(s): runs(s) for s in (1.25, 1.3, 0.75, 0.7)}}
+    )
+    v = approaches("e", "1.25", "ref", window=4)(results)
+    assert v.status == "pass" and "ratio 1.25" in v.evidence and "ref 1 ±" in v.evidence
+    assert approaches("e", "1.3", "ref", window=4)(results).status == "fail"
+    assert approaches("e", "0.75", "ref", window=4)(results).status == "pass"
+    assert approaches("e", "0.7", "ref", window=4)(results).status == "fail"
+    assert approaches("e", "1.25", "ref", window=6)(results).status == "fail"  # start counts
+
+
+def test_plateaus(make_results) -> None:
+    results = make_results(
+        {
+            "e": {
+                "flat": [[1.0, 1.0, 0.0, 0.0]],
+                "line": [[1.0] * 4],
+                "edge": [[0.9, 0.0, 0.1, 0.0]],  # the last half adds exactly 10%
+                "exact": [[1e-16] * 4],  # rounding residue of an exact optimum
+            }
+        }
+    )
+    v = plateaus("e", "line")(results)
+    assert v.status == "fail" and "R_T 4" in v.evidence and "2 (50.0%) in the last 2" in v.evidence
+    assert plateaus("e", "flat")(results).status == "pass"
+    assert plateaus("e", "edge")(results).status == "pass"
+    assert plateaus("e", "exact")(results).status == "pass"
+    assert plateaus("e", "absent")(results).status == "missing"
+
+
+def test_gap_grows(make_results) -> None:
+    results = make_results(
+        {
+            "small": {"a": _final(1.0), "b": _final(2.0)},  # advantage 50%
+            "large": {"a": _final(1.0), "b": _final(4.0)},  # advantage 75%
+            "same": {"a": _final(2.0), "b": _final(4.0)},  # 50%
+        }
+    )
+    v = gap_grows("small", "large", "a", "b")(results)
+    assert v.status == "pass" and "advantage 50.0%" in v.evidence and "75.0%" in v.evidence
+    assert gap_grows("large", "small", "a", "b")(results).status == "fail"
+    assert gap_grows("small", "same", "a", "b")(results).status == "fail"
+
+
+def test_all_of_combines_and_flattens(make_results) -> None:
+    results = make_results({"e": {"a": _final(1.0), "b": _final(2.0)}})
+    yes, no = below("e", "a", "b"), below("e", "b", "a")
+    assert all_of(yes, yes)(results).status == "pass"
+    combined = all_of(yes, all_of(no, yes))
+    v = combined(results)
+    assert v.status == "fail" and v.evidence.count("[pass]") == 2 and "[fail]" in v.evidence
+    assert len(combined.parts) == 3 and combined.needs == (("e", "a"), ("e", "b"))
+    assert all_of(yes, below("e", "a", "c"))(results).status == "missing"
+
+
+def test_table_row_escapes_pipes(make_results) -> None:
+    results = make_results({"e": {"a": _final(1.0), "b": _final(2.0)}})
+    check = all_of(below("e", "a", "b"), below("e", "a", "b"))
+    claim = Claim("x", "transfer", "s", "src", ("e",), check)
+    table = claims_table(check_claims(results, [claim]))
+    row = table.splitlines()[2]
+    assert row.startswith("| x | transfer | PASS |") and "\\|" in row
+    assert "1 pass, 0 fail, 0 missing of 1 claims" in table
