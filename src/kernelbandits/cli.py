@@ -269,14 +269,48 @@ def _run(args: argparse.Namespace, ids: list[str], quick: bool, as_json: bool) -
         print(json.dumps(payload, indent=2))
         return 1 if result.n_failed else 0
     console = Console()
-    for experiment in result.experiments:
-        _print_result(console, experiment)
-    if len(ids) > 1:
-        console.print(
-            f"sweep: {len(ids)} experiments, runs executed {result.n_executed}, reused "
-            f"{result.n_cached}, failed {result.n_failed}, {_duration(result.elapsed)}"
-        )
+    if len(ids) == 1:
+        _print_result(console, result.experiments[0])
+    else:
+        _print_sweep(console, result)
     return 1 if result.n_failed else 0
+
+
+def _print_sweep(console: Console, result: SweepResult) -> None:
+    """One line per experiment (the lowest final regret, the runs) instead of one table each."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"sweep of {len(result.experiments)} experiments")
+    table.add_column("experiment", no_wrap=True)
+    table.add_column("T x seeds", justify="right", no_wrap=True)
+    table.add_column("runs new+old", justify="right", no_wrap=True)
+    table.add_column("failed", justify="right")
+    table.add_column("lowest R_T", no_wrap=True)
+    table.add_column("R_T", justify="right", no_wrap=True)
+    for r in result.experiments:
+        best = min(r.policies.values(), key=lambda s: s.final_regret_mean, default=None)
+        failed = f"[red]{len(r.failures)}[/red]" if r.failures else "0"
+        table.add_row(
+            r.experiment,
+            f"{r.horizon} x {r.n_seeds}",
+            f"{r.n_executed}+{r.n_cached}",
+            failed,
+            "" if best is None else best.policy,
+            "" if best is None else f"{best.final_regret_mean:.3g}",
+        )
+    wide = Console(width=max(console.width, 100))  # a pipe is 80 columns: too narrow here
+    wide.print(table)
+    for r in result.experiments:
+        for f in r.failures:
+            last = (f.error or "").strip().splitlines()[-1:] or ["?"]
+            console.print(f"[red]FAILED[/red] {r.experiment} {f.policy} seed {f.seed}: {last[0]}")
+    console.print(
+        f"sweep: {len(result.experiments)} experiments, runs executed {result.n_executed}, "
+        f"reused {result.n_cached}, failed {result.n_failed}, {_duration(result.elapsed)}; "
+        f"plots and summaries in {result.out_dir}, store {result.store_path}; "
+        "`kernelbandits report` writes the report"
+    )
 
 
 def _duration(seconds: float) -> str:
