@@ -1,12 +1,13 @@
-# Two entry points that do all their own set-up on a fresh clone:
-#   make demo   -> creates .venv, installs the package, runs `kernelbandits demo`
-#   make test   -> creates .venv, installs the package with dev tools, runs ruff, mypy, pytest
+# Entry points that do all their own set-up on a fresh clone:
+#   make demo             -> creates .venv, installs the package, runs `kernelbandits demo`
+#   make test             -> creates .venv, installs the package with dev tools, runs ruff, mypy, pytest
+#   make reproduce-quick  -> every paper experiment at CI size, then the report
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test lint pytest bench clean
+.PHONY: demo test lint pytest bench reproduce-quick clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,8 +28,13 @@ pytest: $(STAMP)
 
 test: lint pytest
 
+# every paper experiment at CI size, then the report (kb-results/report/report.{md,html})
+reproduce-quick: $(STAMP)
+	$(BIN)/kernelbandits reproduce all --quick --out kb-results
+	$(BIN)/kernelbandits report kb-results
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_gpucb_round.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) kb-results build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
