@@ -80,3 +80,20 @@ def test_document_renders_escaped_markdown_and_html(tmp_path) -> None:
     assert "<strong>bold</strong>" in page and "<code>x|y</code>" in page
     assert '<tr class="pass"><td class="claim">a | b</td><td class="verdict">PASS</td></tr>' in page
     assert "data:image/png;base64,iVBORw0KGgpmYWtl" in page
+
+
+def test_a_store_without_plans_reads_the_most_common_horizon_in_spec_order(tmp_path) -> None:
+    from kernelbandits.experiments import ResultsStore
+    from kernelbandits.experiments.sweep import execute_run
+
+    with ResultsStore(tmp_path / "results.sqlite") as store:  # written by hand: no plans
+        for policy in ("Greedy", "Random"):
+            for seed in (0, 1):
+                store.put(execute_run(_specs.SMALL, policy, seed, 8), _specs.SMALL_ID)
+        store.put(execute_run(_specs.SMALL, "Greedy", 0, 5), _specs.SMALL_ID)
+        assert store.plans() == {}
+    with StoredResults(tmp_path) as results:
+        plan = results.plan(_specs.SMALL_ID)
+        assert plan is not None
+        assert (plan.horizon, plan.n_seeds, plan.policies) == (8, 2, ("Random", "Greedy"))
+        assert [len(v) for v in results.traces(_specs.SMALL_ID).values()] == [2, 2]

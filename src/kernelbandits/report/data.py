@@ -3,7 +3,7 @@
 A store may hold several sizes of one experiment (a ``--quick`` sweep and the full one, say).
 :class:`StoredResults` reads, for each experiment, the runs of the size last asked for (the
 store's ``plans`` table); for a store without a plan for an experiment, the horizon with the most
-successful runs. Traces are read once and cached.
+successful runs (policies in the registered spec's order). Traces are read once and cached.
 """
 
 from __future__ import annotations
@@ -16,8 +16,17 @@ from pathlib import Path
 import numpy as np
 
 from kernelbandits._validation import FloatArray
+from kernelbandits.experiments import spec as registry
 from kernelbandits.experiments.store import Plan, ResultsStore
 from kernelbandits.experiments.trace import Trace
+
+
+def _spec_policies(experiment: str) -> tuple[str, ...]:
+    """The registered spec's policy names in their order (none for an unknown experiment)."""
+    try:
+        return tuple(registry.get(experiment).policies)
+    except ValueError:
+        return ()
 
 
 class StoredResults:
@@ -43,7 +52,9 @@ class StoredResults:
         for (experiment, horizon), _ in counts.most_common():
             if experiment not in plans:
                 seeds = {r.seed for r in self._store.runs(experiment) if r.horizon == horizon}
-                policies = sorted({r.policy for r in self._store.runs(experiment)})
+                stored = {r.policy for r in self._store.runs(experiment)}
+                policies = [p for p in _spec_policies(experiment) if p in stored]
+                policies += sorted(stored - set(policies))
                 plans[experiment] = Plan(experiment, horizon, max(seeds) + 1, tuple(policies))
         self._plans = plans
         self.traces = cache(self._traces)
