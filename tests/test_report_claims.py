@@ -311,3 +311,15 @@ def test_table_row_escapes_pipes(make_results) -> None:
     row = table.splitlines()[2]
     assert row.startswith("| x | transfer | PASS |") and "\\|" in row
     assert "1 pass, 0 fail, 0 missing of 1 claims" in table
+
+
+def test_the_mean_over_rounds_measure_is_the_area_under_the_recorded_curve() -> None:
+    from kernelbandits.report.claims import over_rounds
+
+    regret = np.array([0.5, 0.25, 0.0, 0.0])
+    trace = Trace(
+        X=np.zeros((4, 1)), y=np.zeros(4), f=np.zeros(4), regret=regret, wall_time=np.zeros(4),
+        policy="p", problem="q", seed=0, optimum_value=1.0,
+    )  # fmt: skip
+    assert over_rounds().of(trace, "instantaneous") == pytest.approx(0.1875)
+    assert over_rounds().label(4, "instantaneous") == "mean of r_t over t = 1..4"
