@@ -12,15 +12,15 @@ STAMP   = $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,data,lifelong,hpo,quantum,dask,tables]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,data,lifelong,hpo,quantum,dask,tables,optuna]"
 	touch $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/kernelbandits demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks scripts
-	$(BIN)/ruff format --check src tests benchmarks scripts
+	$(BIN)/ruff check src tests benchmarks scripts examples
+	$(BIN)/ruff format --check src tests benchmarks scripts examples
 	$(BIN)/mypy
 
 pytest: $(STAMP)

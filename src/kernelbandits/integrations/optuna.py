@@ -1,0 +1,377 @@
+"""Optuna samplers backed by kernelbandits policies (``pip install 'kernelbandits[optuna]'``).
+
+:class:`GPUCBSampler` lets an Optuna study be driven by GP-UCB (Srinivas et al., 2010, "Gaussian
+Process Optimization in the Bandit Setting: No Regret and Experimental Design") or by its improved
+variant IGP-UCB (Chowdhury & Gopalan, 2017, "On Kernelized Multi-armed Bandits"; ``beta="theory"``),
+or by BKB (budgeted kernelized bandits, ``policy="bkb"``)::
+
+    import optuna
+    from kernelbandits.integrations.optuna import GPUCBSampler
+
+    study = optuna.create_study(sampler=GPUCBSampler(seed=0), storage="sqlite:///hpo.db")
+    study.optimize(objective, n_trials=30)
+
+The sampler is *stateless*: every proposal is rebuilt from the trials in the study's storage by
+:meth:`kernelbandits.campaign.Campaign.from_trials` (a campaign is a pure function of its trial
+history), so a study resumed from SQLite, even after its process was killed, continues exactly
+as the uninterrupted run would have. See :class:`GPUCBSampler` for the rules.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+import zlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+try:
+    import optuna
+    from optuna.distributions import (
+        BaseDistribution,
+        CategoricalDistribution,
+        FloatDistribution,
+        IntDistribution,
+    )
+    from optuna.samplers import BaseSampler, RandomSampler
+    from optuna.search_space import intersection_search_space
+    from optuna.trial import FrozenTrial, TrialState
+except ImportError as exc:  # pragma: no cover - exercised only without optuna
+    raise ImportError(
+        "kernelbandits.integrations.optuna needs Optuna: pip install 'kernelbandits[optuna]'"
+    ) from exc
+
+from kernelbandits.space import Categorical, Float, Int, Param, SearchSpace
+
+if TYPE_CHECKING:
+    from optuna.study import Study
+
+__all__ = [
+    "GPUCBSampler",
+    "IndependentSamplingWarning",
+    "fail_stale_running_trials",
+    "search_space_from_distributions",
+]
+
+PolicyName = Literal["gp-ucb", "bkb"]
+
+
+class IndependentSamplingWarning(UserWarning):
+    """A parameter outside the relative search space was sampled by the independent sampler."""
+
+
+def _param_from_distribution(name: str, dist: BaseDistribution) -> Param:
+    """Our parameter for one Optuna distribution; unsupported distributions raise ValueError.
+
+    A categorical parameter is encoded by choice *index* (``0..k-1``), so any Optuna choice type
+    (``None``, bools, numbers, strings) works; :func:`_external` maps the index back.
+    """
+    if isinstance(dist, FloatDistribution):
+        if dist.step is not None:
+            raise ValueError(
+                f"parameter {name!r}: FloatDistribution with step={dist.step} is not supported "
+                "by GPUCBSampler; suggest an int index instead (e.g. "
+                "low + step * trial.suggest_int(...)) or drop `step`"
+            )
+        return Float(name, float(dist.low), float(dist.high), log=bool(dist.log))
+    if isinstance(dist, IntDistribution):
+        if dist.step != 1:
+            raise ValueError(
+                f"parameter {name!r}: IntDistribution with step={dist.step} is not supported "
+                "by GPUCBSampler; suggest an index with step=1 and scale it yourself"
+            )
+        return Int(name, int(dist.low), int(dist.high), log=bool(dist.log))
+    if isinstance(dist, CategoricalDistribution):
+        return Categorical(name, tuple(range(len(dist.choices))))
+    raise ValueError(
+        f"parameter {name!r}: unsupported distribution {type(dist).__name__} for GPUCBSampler"
+    )
+
+
+def search_space_from_distributions(
+    distributions: dict[str, BaseDistribution],
+) -> SearchSpace | None:
+    """The :class:`~kernelbandits.space.SearchSpace` of Optuna ``distributions``.
+
+    Single-valued distributions (Optuna fixes those itself) are left out; ``None`` when nothing
+    is left. Raises ``ValueError`` for a distribution the sampler does not support
+    (``FloatDistribution`` with ``step``, ``IntDistribution`` with ``step != 1``).
+    """
+    params = [
+        _param_from_distribution(name, dist)
+        for name, dist in sorted(distributions.items())
+        if not dist.single()
+    ]
+    return SearchSpace(params) if params else None
+
+
+def _internal(dist: BaseDistribution, value: Any) -> Any:
+    """Optuna external value -> the value our SearchSpace holds."""
+    if isinstance(dist, CategoricalDistribution):
+        return int(dist.to_internal_repr(value))
+    if isinstance(dist, IntDistribution):
+        return int(value)
+    return float(value)
+
+
+def _external(dist: BaseDistribution, value: Any) -> Any:
+    """The value our SearchSpace proposed -> an Optuna external value inside ``dist``."""
+    if isinstance(dist, CategoricalDistribution):
+        return dist.choices[int(value)]
+    if isinstance(dist, IntDistribution):
+        return int(min(max(int(value), dist.low), dist.high))
+    assert isinstance(dist, FloatDistribution)
+    return float(min(max(float(value), dist.low), dist.high))
+
+
+def fail_stale_running_trials(study: Study) -> list[int]:
+    """Mark every RUNNING trial of ``study`` FAIL; returns their numbers.
+
+    Call this when resuming a study whose worker was killed, and only when no other worker is
+    alive (otherwise use Optuna's heartbeat: ``RDBStorage(url, heartbeat_interval=...,
+    grace_period=...)``, whose stale trials ``study.optimize`` fails by itself). A FAIL trial is
+    invisible to :class:`GPUCBSampler`, so the resumed study proposes exactly what the
+    uninterrupted one would have.
+    """
+    stale = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+    for t in stale:
+        study.tell(t.number, state=TrialState.FAIL)
+    return [t.number for t in stale]
+
+
+class GPUCBSampler(BaseSampler):
+    """An Optuna sampler that proposes with GP-UCB / IGP-UCB / BKB from kernelbandits.
+
+    Parameters
+    ----------
+    seed
+        Seed of every random choice (initial design, acquisition optimisation). Proposals are a
+        pure function of ``(seed, trial history)``; with ``seed=None`` a random seed is drawn
+        once, so runs differ but a study still continues consistently within one process.
+    beta
+        Exploration weight of GP-UCB (Srinivas et al., 2010), or ``"theory"`` for the IGP-UCB
+        schedule (Chowdhury & Gopalan, 2017). Used by ``policy="gp-ucb"``.
+    n_startup_trials
+        Number of COMPLETE trials sampled at random before the GP takes over.
+    policy
+        ``"gp-ucb"`` (exact GP, :func:`kernelbandits.campaign.gp_ucb`) or ``"bkb"`` (Nyström
+        budgeted kernelized bandit, :func:`kernelbandits.campaign.bkb`).
+    independent_sampler
+        Sampler for parameters outside the relative search space. ``None`` (default) draws
+        with :class:`optuna.samplers.RandomSampler` seeded by ``(seed, slot, parameter name)``
+        (see *Startup* below), so it too keeps no state; a sampler you pass keeps its own
+        state and is not replayed on resume.
+
+    How a proposal is made
+    ----------------------
+    * **Search space.** The relative search space is Optuna's intersection search space of the
+      study's finished trials (:func:`optuna.search_space.intersection_search_space`).
+      ``FloatDistribution`` (``log`` or not), ``IntDistribution`` (``log`` or not) and
+      ``CategoricalDistribution`` map to :class:`~kernelbandits.space.Float`,
+      :class:`~kernelbandits.space.Int` and :class:`~kernelbandits.space.Categorical`
+      (one-hot). A ``FloatDistribution`` with ``step`` or an ``IntDistribution`` with
+      ``step != 1`` is **refused** with ``ValueError`` at its first suggestion (a discretised
+      float would silently change what the GP models; suggest an integer index instead).
+    * **Startup.** Until ``n_startup_trials`` trials are COMPLETE, every parameter is drawn by
+      the independent sampler (the relative space is not even known before the first trial
+      finishes). The default draw depends only on the seed and on the trial's *slot*, the number
+      of earlier trials that are not FAIL, so a trial that failed (or was killed and marked FAIL)
+      is retried with the very same configuration.
+    * **Model.** Afterwards :meth:`sample_relative` rebuilds a
+      :class:`~kernelbandits.campaign.Campaign` from the storage: COMPLETE trials (finite value)
+      are observations, with the direction of ``study.direction``; PRUNED trials count with
+      their last intermediate value (pending if they reported none); other RUNNING / WAITING
+      trials that already hold the parameters are *pending* and hallucinated with the posterior
+      mean, as in GP-BUCB (Desautels, Krause & Burdick, 2014), so parallel workers spread out.
+      FAIL trials, and COMPLETE trials with a non-finite value, are ignored. The campaign's
+      :meth:`~kernelbandits.campaign.Campaign.ask` gives the proposal.
+    * **Dynamic parameters.** A parameter outside the relative space after the startup trials
+      (conditional or dynamic-range parameters) is drawn by the independent sampler and an
+      :class:`IndependentSamplingWarning` is issued once per parameter name.
+    * **No state.** Nothing is kept between trials beyond the seed (and the set of parameter
+      names already warned about), so ``optuna.load_study(..., sampler=GPUCBSampler(seed=s))``
+      resumes a study exactly. A worker killed mid-trial leaves a RUNNING trial that would be
+      hallucinated as pending; mark it FAIL first (:func:`fail_stale_running_trials`, or
+      Optuna's heartbeat) and the resumed study makes the same proposals as an uninterrupted one.
+
+    Limitations: single-objective studies only (multi-objective studies raise ``ValueError``;
+    a multi-task/multi-objective sampler is planned as ``MultiTaskSampler``). Since failed
+    trials are ignored, an objective that fails deterministically at a configuration will be
+    offered that configuration again.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        beta: float | str = 2.0,
+        n_startup_trials: int = 5,
+        policy: PolicyName = "gp-ucb",
+        independent_sampler: BaseSampler | None = None,
+    ) -> None:
+        if policy not in ("gp-ucb", "bkb"):
+            raise ValueError(f"policy must be 'gp-ucb' or 'bkb'; got {policy!r}")
+        if isinstance(beta, str):
+            if beta != "theory":
+                raise ValueError(f"beta must be a positive number or 'theory'; got {beta!r}")
+        elif not (math.isfinite(float(beta)) and float(beta) > 0):
+            raise ValueError(f"beta must be a positive number or 'theory'; got {beta!r}")
+        if int(n_startup_trials) != n_startup_trials or n_startup_trials < 1:
+            raise ValueError(f"n_startup_trials must be an integer >= 1; got {n_startup_trials!r}")
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        self._seed = int(seed)
+        self._beta = beta
+        self._n_startup_trials = int(n_startup_trials)
+        self._policy: PolicyName = policy
+        self._independent_sampler = independent_sampler
+        self._warned: set[str] = set()
+
+    @property
+    def seed(self) -> int:
+        """The seed every proposal derives from."""
+        return self._seed
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _check_single_objective(self, study: Study) -> None:
+        if len(study.directions) > 1:
+            raise ValueError(
+                "GPUCBSampler supports single-objective studies only; this study has "
+                f"{len(study.directions)} objectives (a multi-objective sampler is planned as "
+                "kernelbandits.integrations.optuna.MultiTaskSampler)"
+            )
+
+    def _n_complete(self, study: Study) -> int:
+        return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+
+    def _make_policy(self, space: SearchSpace) -> Any:
+        from kernelbandits import campaign
+
+        if self._policy == "bkb":
+            return campaign.bkb(space)
+        return campaign.gp_ucb(space, beta=self._beta)
+
+    # -- BaseSampler API ------------------------------------------------------------------------
+    def infer_relative_search_space(
+        self, study: Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
+        """Optuna's intersection search space, or ``{}`` during the startup trials."""
+        self._check_single_objective(study)
+        if self._n_complete(study) < self._n_startup_trials:
+            return {}
+        space = intersection_search_space(study.get_trials(deepcopy=False))
+        return {name: dist for name, dist in space.items() if not dist.single()}
+
+    def sample_relative(
+        self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        """The campaign's next proposal, rebuilt from the study's trials (see class notes)."""
+        if not search_space:
+            return {}
+        self._check_single_objective(study)
+        from kernelbandits.campaign import Campaign, Trial
+
+        space = search_space_from_distributions(search_space)
+        if space is None:
+            return {}
+        names = list(space.names)
+
+        history: list[Trial] = []
+        for t in study.get_trials(deepcopy=False):
+            if t.number == trial.number or t.state == TrialState.FAIL:
+                continue
+            if any(t.distributions.get(n) != search_space[n] for n in names):
+                continue  # the trial does not live in this space (or has not sampled yet)
+            value: float | None
+            if t.state == TrialState.COMPLETE:
+                if t.value is None or not math.isfinite(t.value):
+                    continue
+                value = float(t.value)
+            elif t.state == TrialState.PRUNED:
+                last = t.last_step
+                value = None if last is None else float(t.intermediate_values[last])
+                if value is not None and not math.isfinite(value):
+                    continue
+            else:  # RUNNING / WAITING: pending, hallucinated (GP-BUCB)
+                value = None
+            params = {n: _internal(search_space[n], t.params[n]) for n in names}
+            history.append(Trial(len(history), params, value))
+
+        direction = (
+            "minimize" if study.direction == optuna.study.StudyDirection.MINIMIZE else "maximize"
+        )
+        camp = Campaign.from_trials(
+            space,
+            history,
+            self._make_policy(space),
+            seed=self._seed,
+            direction=direction,
+            n_initial=0,  # the startup trials were drawn by the independent sampler
+            pending="hallucinate",
+        )
+        proposal = camp.ask()
+        return {n: _external(search_space[n], proposal.params[n]) for n in names}
+
+    def sample_independent(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        param_name: str,
+        param_distribution: BaseDistribution,
+    ) -> Any:
+        """Draw ``param_name`` with the independent sampler; warn if past the startup trials."""
+        self._check_single_objective(study)
+        if not param_distribution.single():
+            _param_from_distribution(param_name, param_distribution)  # refuse early, clearly
+        if self._n_complete(study) >= self._n_startup_trials and param_name not in self._warned:
+            self._warned.add(param_name)
+            sampler_name = type(self._independent_sampler or RandomSampler()).__name__
+            warnings.warn(
+                f"GPUCBSampler: parameter {param_name!r} (trial #{trial.number}) is outside the "
+                "relative search space (it is conditional or its distribution changed), so it "
+                f"is sampled independently by {sampler_name}; it is not modelled by the GP. "
+                "This warning is issued once per parameter name.",
+                IndependentSamplingWarning,
+                stacklevel=2,
+            )
+        if self._independent_sampler is not None:
+            return self._independent_sampler.sample_independent(
+                study, trial, param_name, param_distribution
+            )
+        slot = sum(
+            1
+            for t in study.get_trials(deepcopy=False)
+            if t.number < trial.number and t.state != TrialState.FAIL
+        )
+        entropy = [self._seed, slot, zlib.crc32(param_name.encode())]
+        sub_seed = int(np.random.SeedSequence(entropy).generate_state(1)[0])
+        return RandomSampler(seed=sub_seed).sample_independent(
+            study, trial, param_name, param_distribution
+        )
+
+    def after_trial(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        state: TrialState,
+        values: Sequence[float] | None,
+    ) -> None:
+        """Forward to a user-given independent sampler; this sampler itself keeps no state."""
+        if self._independent_sampler is not None:
+            self._independent_sampler.after_trial(study, trial, state, values)
+
+    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        """Forward to a user-given independent sampler."""
+        if self._independent_sampler is not None:
+            self._independent_sampler.before_trial(study, trial)
+
+    def reseed_rng(self) -> None:
+        """Reseed a user-given independent sampler only.
+
+        The sampler's own seed is kept: proposals are a pure function of the seed and the trial
+        history, and parallel workers already differ through their pending trials.
+        """
+        if self._independent_sampler is not None:
+            self._independent_sampler.reseed_rng()

@@ -1,0 +1,263 @@
+"""GPUCBSampler: kernelbandits policies as an Optuna sampler (extra ``optuna``)."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+optuna = pytest.importorskip("optuna")
+
+from kernelbandits.integrations.optuna import (  # noqa: E402
+    GPUCBSampler,
+    IndependentSamplingWarning,
+    fail_stale_running_trials,
+)
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+TrialState = optuna.trial.TrialState
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def smooth(trial) -> float:
+    x = trial.suggest_float("x", -1.0, 1.0)
+    y = trial.suggest_float("y", -1.0, 1.0)
+    return -((x - 0.3) ** 2 + (y + 0.2) ** 2)
+
+
+def mixed(trial) -> float:
+    x = trial.suggest_float("x", -2.0, 3.0)
+    lr = trial.suggest_float("lr", 1e-5, 1e-1, log=True)
+    n = trial.suggest_int("n", 1, 9)
+    width = trial.suggest_int("width", 2, 256, log=True)
+    kind = trial.suggest_categorical("kind", ["a", "b", None, 3])
+    bonus = {"a": 0.0, "b": 1.0, None: -1.0, 3: 0.5}[kind]
+    return -((x - 1.0) ** 2) - (math.log10(lr) + 3) ** 2 - abs(n - 4) + bonus - abs(width - 32) / 64
+
+
+def run(sampler, objective=smooth, n_trials: int = 12, **kw):
+    study = optuna.create_study(direction=kw.pop("direction", "maximize"), sampler=sampler, **kw)
+    study.optimize(objective, n_trials=n_trials)
+    return study
+
+
+def complete_params(study) -> list[dict]:
+    return [t.params for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
+
+
+def test_seeded_runs_repeat_and_seeds_differ():
+    a = complete_params(run(GPUCBSampler(seed=1)))
+    b = complete_params(run(GPUCBSampler(seed=1)))
+    c = complete_params(run(GPUCBSampler(seed=2)))
+    assert a == b
+    assert len(a) == 12
+    assert a[:5] != c[:5]  # the random startup design
+    assert a[5:] != c[5:]  # and the GP-UCB proposals
+
+
+def test_minimize_and_bkb_and_theory_beta_run():
+    study = run(GPUCBSampler(seed=0, policy="bkb"), n_trials=10)
+    assert study.best_value > -0.5
+    negated = run(
+        GPUCBSampler(seed=0, beta="theory"),
+        lambda t: -smooth(t),
+        n_trials=10,
+        direction="minimize",
+    )
+    assert negated.best_value < 0.5
+
+
+def test_mixed_space_values_inside_their_distributions():
+    study = run(GPUCBSampler(seed=3), mixed, n_trials=15)
+    trials = study.get_trials(states=(TrialState.COMPLETE,))
+    assert len(trials) == 15
+    for t in trials:
+        assert set(t.params) == {"x", "lr", "n", "width", "kind"}
+        for name, value in t.params.items():
+            dist = t.distributions[name]
+            assert dist._contains(dist.to_internal_repr(value)), (name, value)
+        assert isinstance(t.params["n"], int) and isinstance(t.params["width"], int)
+        assert 1e-5 <= t.params["lr"] <= 1e-1
+
+
+def test_pending_trials_are_hallucinated_so_a_batch_spreads_out():
+    study = run(GPUCBSampler(seed=0), n_trials=8)
+    asked = [study.ask() for _ in range(3)]  # three RUNNING trials, none told
+    points = [(t.suggest_float("x", -1, 1), t.suggest_float("y", -1, 1)) for t in asked]
+    assert len(set(points)) == 3
+
+
+def test_dynamic_parameter_falls_back_with_a_warning():
+    def conditional(trial) -> float:
+        x = trial.suggest_float("x", -1.0, 1.0)
+        if trial.number >= 6:  # appears only after the startup trials
+            z = trial.suggest_float("z", 0.0, 1.0)
+            return -(x**2) - z
+        return -(x**2)
+
+    study = optuna.create_study(direction="maximize", sampler=GPUCBSampler(seed=0))
+    with pytest.warns(IndependentSamplingWarning, match="'z'") as record:
+        study.optimize(conditional, n_trials=10)
+    assert sum("'z'" in str(w.message) for w in record) == 1  # once per parameter name
+    for t in study.trials[6:]:
+        assert 0.0 <= t.params["z"] <= 1.0
+
+
+def test_startup_trials_do_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IndependentSamplingWarning)
+        run(GPUCBSampler(seed=0), n_trials=8)
+
+
+@pytest.mark.parametrize(
+    ("suggest", "match"),
+    [
+        (lambda t: t.suggest_float("x", 0.0, 1.0, step=0.1), "step"),
+        (lambda t: t.suggest_int("k", 0, 10, step=2), "step"),
+    ],
+)
+def test_stepped_distributions_are_refused(suggest, match):
+    study = optuna.create_study(sampler=GPUCBSampler(seed=0))
+    with pytest.raises(ValueError, match=match):
+        study.optimize(lambda t: float(suggest(t)), n_trials=1)
+
+
+def test_multi_objective_study_is_refused():
+    study = optuna.create_study(directions=["maximize", "minimize"], sampler=GPUCBSampler(seed=0))
+    with pytest.raises(ValueError, match="MultiTaskSampler"):
+        study.optimize(lambda t: (t.suggest_float("x", 0, 1), 0.0), n_trials=1)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="policy"):
+        GPUCBSampler(policy="tpe")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="beta"):
+        GPUCBSampler(beta="fast")
+    with pytest.raises(ValueError, match="n_startup_trials"):
+        GPUCBSampler(n_startup_trials=0)
+
+
+def test_failed_trials_are_skipped_and_the_study_continues():
+    fail_at = {3, 8, 9}
+
+    def flaky(trial) -> float:
+        value = smooth(trial)
+        if trial.number in fail_at:
+            raise RuntimeError("transient failure")
+        return value
+
+    study = optuna.create_study(direction="maximize", sampler=GPUCBSampler(seed=4))
+    study.optimize(flaky, n_trials=15, catch=(RuntimeError,))
+    states = [t.state for t in study.trials]
+    assert states.count(TrialState.FAIL) == 3
+    assert states.count(TrialState.COMPLETE) == 12
+    # failures are invisible to the sampler: the completed trials are exactly the first 12 of a
+    # run without failures (each failed configuration is retried by the next trial)
+    clean = complete_params(run(GPUCBSampler(seed=4), n_trials=12))
+    assert complete_params(study) == clean
+
+
+KILL_SCRIPT = textwrap.dedent(
+    """
+    import sys, time
+    import optuna
+    from kernelbandits.integrations.optuna import GPUCBSampler
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+    def objective(trial):
+        x = trial.suggest_float("x", -1.0, 1.0)
+        y = trial.suggest_float("y", -1.0, 1.0)
+        k = trial.suggest_categorical("k", ["p", "q"])
+        if trial.number == 6:
+            time.sleep(600)  # killed here: trial 6 stays RUNNING
+        return -((x - 0.3) ** 2 + (y + 0.2) ** 2) - (0.1 if k == "q" else 0.0)
+
+    study = optuna.create_study(
+        study_name="kill", storage=sys.argv[1], direction="maximize",
+        sampler=GPUCBSampler(seed=7), load_if_exists=True,
+    )
+    study.optimize(objective, n_trials=100)
+    """
+)
+
+
+def kill_objective(trial) -> float:
+    x = trial.suggest_float("x", -1.0, 1.0)
+    y = trial.suggest_float("y", -1.0, 1.0)
+    k = trial.suggest_categorical("k", ["p", "q"])
+    return -((x - 0.3) ** 2 + (y + 0.2) ** 2) - (0.1 if k == "q" else 0.0)
+
+
+def test_killed_study_resumes_from_sqlite_with_the_same_proposals(tmp_path):
+    budget = 12
+    storage = f"sqlite:///{tmp_path / 'study.db'}"
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, storage], env=env)
+    try:
+        deadline = time.monotonic() + 120
+        n_complete = 0
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, "the worker exited before it was killed"
+            try:
+                study = optuna.load_study(study_name="kill", storage=storage)
+                n_complete = len(study.get_trials(states=(TrialState.COMPLETE,)))
+            except KeyError:  # the study is not created yet
+                n_complete = 0
+            if n_complete >= 6:
+                break
+            time.sleep(0.2)
+        assert n_complete >= 6
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    study = optuna.load_study(study_name="kill", storage=storage, sampler=GPUCBSampler(seed=7))
+    assert [t.state for t in study.trials].count(TrialState.RUNNING) == 1
+    # Decision: the resumed worker marks trials left RUNNING by the killed one FAIL; the sampler
+    # ignores FAIL trials, so the stale trial cannot influence later proposals.
+    assert fail_stale_running_trials(study) == [6]
+    done = len(study.get_trials(states=(TrialState.COMPLETE,)))
+    study.optimize(kill_objective, n_trials=budget - done)
+
+    reference = optuna.create_study(direction="maximize", sampler=GPUCBSampler(seed=7))
+    reference.optimize(kill_objective, n_trials=budget)
+    resumed = complete_params(study)
+    assert len(resumed) == budget  # no trial lost
+    assert resumed == complete_params(reference)  # same proposals
+    # the killed trial's configuration was retried by the first trial of the resumed run
+    assert study.trials[6].params == study.trials[7].params
+
+
+def test_quality_beats_random_search_on_a_smooth_objective():
+    gp, rnd = [], []
+    for seed in range(5):
+        gp.append(run(GPUCBSampler(seed=seed), n_trials=30).best_value)
+        rnd.append(run(optuna.samplers.RandomSampler(seed=seed), n_trials=30).best_value)
+    print("GP-UCB best:", gp, "\nrandom best:", rnd)
+    wins = sum(g > 2 * r for g, r in zip(gp, rnd, strict=True))  # values are <= 0
+    assert wins >= 4, (gp, rnd)
+    assert max(gp) > -1e-2
+
+
+def test_example_runs_with_a_tiny_budget(tmp_path):
+    storage = f"sqlite:///{tmp_path / 'example.db'}"
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    script = ROOT / "examples" / "optuna_gpucb.py"
+    args = [sys.executable, str(script), "--n-trials", "3", "--storage", storage]
+    out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert "3 trials; best accuracy" in out.stdout
+    # running it again resumes the same study
+    out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert "6 trials; best accuracy" in out.stdout
