@@ -1,21 +1,4 @@
-"""Optuna samplers backed by kernelbandits policies (``pip install 'kernelbandits[optuna]'``).
-
-:class:`GPUCBSampler` lets an Optuna study be driven by GP-UCB (Srinivas et al., 2010, "Gaussian
-Process Optimization in the Bandit Setting: No Regret and Experimental Design") or by its improved
-variant IGP-UCB (Chowdhury & Gopalan, 2017, "On Kernelized Multi-armed Bandits"; ``beta="theory"``),
-or by BKB (budgeted kernelized bandits, ``policy="bkb"``)::
-
-    import optuna
-    from kernelbandits.integrations.optuna import GPUCBSampler
-
-    study = optuna.create_study(sampler=GPUCBSampler(seed=0), storage="sqlite:///hpo.db")
-    study.optimize(objective, n_trials=30)
-
-The sampler is *stateless*: every proposal is rebuilt from the trials in the study's storage by
-:meth:`kernelbandits.campaign.Campaign.from_trials` (a campaign is a pure function of its trial
-history), so a study resumed from SQLite, even after its process was killed, continues exactly
-as the uninterrupted run would have. See :class:`GPUCBSampler` for the rules.
-"""
+"""GP-UCB / IGP-UCB / BKB as an Optuna sampler."""
 
 from __future__ import annotations
 
@@ -26,119 +9,27 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+from optuna.distributions import BaseDistribution
+from optuna.samplers import BaseSampler, RandomSampler
+from optuna.search_space import intersection_search_space
+from optuna.trial import FrozenTrial, TrialState
 
-try:
-    import optuna
-    from optuna.distributions import (
-        BaseDistribution,
-        CategoricalDistribution,
-        FloatDistribution,
-        IntDistribution,
-    )
-    from optuna.samplers import BaseSampler, RandomSampler
-    from optuna.search_space import intersection_search_space
-    from optuna.trial import FrozenTrial, TrialState
-except ImportError as exc:  # pragma: no cover - exercised only without optuna
-    raise ImportError(
-        "kernelbandits.integrations.optuna needs Optuna: pip install 'kernelbandits[optuna]'"
-    ) from exc
-
-from kernelbandits.space import Categorical, Float, Int, Param, SearchSpace
+from kernelbandits.integrations.optuna._common import (
+    IndependentSamplingWarning,
+    _external,
+    _param_from_distribution,
+    observed_history,
+    search_space_from_distributions,
+    study_direction,
+)
+from kernelbandits.space import SearchSpace
 
 if TYPE_CHECKING:
     from optuna.study import Study
 
-__all__ = [
-    "GPUCBSampler",
-    "IndependentSamplingWarning",
-    "fail_stale_running_trials",
-    "search_space_from_distributions",
-]
+__all__ = ["GPUCBSampler"]
 
 PolicyName = Literal["gp-ucb", "bkb"]
-
-
-class IndependentSamplingWarning(UserWarning):
-    """A parameter outside the relative search space was sampled by the independent sampler."""
-
-
-def _param_from_distribution(name: str, dist: BaseDistribution) -> Param:
-    """Our parameter for one Optuna distribution; unsupported distributions raise ValueError.
-
-    A categorical parameter is encoded by choice *index* (``0..k-1``), so any Optuna choice type
-    (``None``, bools, numbers, strings) works; :func:`_external` maps the index back.
-    """
-    if isinstance(dist, FloatDistribution):
-        if dist.step is not None:
-            raise ValueError(
-                f"parameter {name!r}: FloatDistribution with step={dist.step} is not supported "
-                "by GPUCBSampler; suggest an int index instead (e.g. "
-                "low + step * trial.suggest_int(...)) or drop `step`"
-            )
-        return Float(name, float(dist.low), float(dist.high), log=bool(dist.log))
-    if isinstance(dist, IntDistribution):
-        if dist.step != 1:
-            raise ValueError(
-                f"parameter {name!r}: IntDistribution with step={dist.step} is not supported "
-                "by GPUCBSampler; suggest an index with step=1 and scale it yourself"
-            )
-        return Int(name, int(dist.low), int(dist.high), log=bool(dist.log))
-    if isinstance(dist, CategoricalDistribution):
-        return Categorical(name, tuple(range(len(dist.choices))))
-    raise ValueError(
-        f"parameter {name!r}: unsupported distribution {type(dist).__name__} for GPUCBSampler"
-    )
-
-
-def search_space_from_distributions(
-    distributions: dict[str, BaseDistribution],
-) -> SearchSpace | None:
-    """The :class:`~kernelbandits.space.SearchSpace` of Optuna ``distributions``.
-
-    Single-valued distributions (Optuna fixes those itself) are left out; ``None`` when nothing
-    is left. Raises ``ValueError`` for a distribution the sampler does not support
-    (``FloatDistribution`` with ``step``, ``IntDistribution`` with ``step != 1``).
-    """
-    params = [
-        _param_from_distribution(name, dist)
-        for name, dist in sorted(distributions.items())
-        if not dist.single()
-    ]
-    return SearchSpace(params) if params else None
-
-
-def _internal(dist: BaseDistribution, value: Any) -> Any:
-    """Optuna external value -> the value our SearchSpace holds."""
-    if isinstance(dist, CategoricalDistribution):
-        return int(dist.to_internal_repr(value))
-    if isinstance(dist, IntDistribution):
-        return int(value)
-    return float(value)
-
-
-def _external(dist: BaseDistribution, value: Any) -> Any:
-    """The value our SearchSpace proposed -> an Optuna external value inside ``dist``."""
-    if isinstance(dist, CategoricalDistribution):
-        return dist.choices[int(value)]
-    if isinstance(dist, IntDistribution):
-        return int(min(max(int(value), dist.low), dist.high))
-    assert isinstance(dist, FloatDistribution)
-    return float(min(max(float(value), dist.low), dist.high))
-
-
-def fail_stale_running_trials(study: Study) -> list[int]:
-    """Mark every RUNNING trial of ``study`` FAIL; returns their numbers.
-
-    Call this when resuming a study whose worker was killed, and only when no other worker is
-    alive (otherwise use Optuna's heartbeat: ``RDBStorage(url, heartbeat_interval=...,
-    grace_period=...)``, whose stale trials ``study.optimize`` fails by itself). A FAIL trial is
-    invisible to :class:`GPUCBSampler`, so the resumed study proposes exactly what the
-    uninterrupted one would have.
-    """
-    stale = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
-    for t in stale:
-        study.tell(t.number, state=TrialState.FAIL)
-    return [t.number for t in stale]
 
 
 class GPUCBSampler(BaseSampler):
@@ -246,8 +137,13 @@ class GPUCBSampler(BaseSampler):
     def _n_complete(self, study: Study) -> int:
         return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
 
-    def _make_policy(self, space: SearchSpace) -> Any:
+    def _make_policy(
+        self, space: SearchSpace, study: Study, search_space: dict[str, BaseDistribution]
+    ) -> Any:
+        """The policy factory for the campaign (a hook for samplers built on this one)."""
         from kernelbandits import campaign
+
+        del study, search_space  # GP-UCB needs neither; DeltaBO / LIBO samplers read them
 
         if self._policy == "bkb":
             return campaign.bkb(space)
@@ -271,43 +167,20 @@ class GPUCBSampler(BaseSampler):
         if not search_space:
             return {}
         self._check_single_objective(study)
-        from kernelbandits.campaign import Campaign, Trial
+        from kernelbandits.campaign import Campaign
 
         space = search_space_from_distributions(search_space)
         if space is None:
             return {}
         names = list(space.names)
 
-        history: list[Trial] = []
-        for t in study.get_trials(deepcopy=False):
-            if t.number == trial.number or t.state == TrialState.FAIL:
-                continue
-            if any(t.distributions.get(n) != search_space[n] for n in names):
-                continue  # the trial does not live in this space (or has not sampled yet)
-            value: float | None
-            if t.state == TrialState.COMPLETE:
-                if t.value is None or not math.isfinite(t.value):
-                    continue
-                value = float(t.value)
-            elif t.state == TrialState.PRUNED:
-                last = t.last_step
-                value = None if last is None else float(t.intermediate_values[last])
-                if value is not None and not math.isfinite(value):
-                    continue
-            else:  # RUNNING / WAITING: pending, hallucinated (GP-BUCB)
-                value = None
-            params = {n: _internal(search_space[n], t.params[n]) for n in names}
-            history.append(Trial(len(history), params, value))
-
-        direction = (
-            "minimize" if study.direction == optuna.study.StudyDirection.MINIMIZE else "maximize"
-        )
+        history = observed_history(study, trial, search_space, space)
         camp = Campaign.from_trials(
             space,
             history,
-            self._make_policy(space),
+            self._make_policy(space, study, search_space),
             seed=self._seed,
-            direction=direction,
+            direction=study_direction(study),
             n_initial=0,  # the startup trials were drawn by the independent sampler
             pending="hallucinate",
         )

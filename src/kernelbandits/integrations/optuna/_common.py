@@ -1,0 +1,161 @@
+"""Shared pieces of the Optuna samplers: distributions <-> search spaces, trial histories."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Literal
+
+try:
+    import optuna
+    from optuna.distributions import (
+        BaseDistribution,
+        CategoricalDistribution,
+        FloatDistribution,
+        IntDistribution,
+    )
+    from optuna.trial import FrozenTrial, TrialState
+except ImportError as exc:  # pragma: no cover - exercised only without optuna
+    raise ImportError(
+        "kernelbandits.integrations.optuna needs Optuna: pip install 'kernelbandits[optuna]'"
+    ) from exc
+
+from kernelbandits.campaign import Trial
+from kernelbandits.space import Categorical, Float, Int, Param, SearchSpace
+
+if TYPE_CHECKING:
+    from optuna.study import Study
+
+__all__ = [
+    "IndependentSamplingWarning",
+    "fail_stale_running_trials",
+    "observed_history",
+    "search_space_from_distributions",
+    "study_direction",
+]
+
+
+class IndependentSamplingWarning(UserWarning):
+    """A parameter outside the relative search space was sampled by the independent sampler."""
+
+
+def _param_from_distribution(name: str, dist: BaseDistribution) -> Param:
+    """Our parameter for one Optuna distribution; unsupported distributions raise ValueError.
+
+    A categorical parameter is encoded by choice *index* (``0..k-1``), so any Optuna choice type
+    (``None``, bools, numbers, strings) works; :func:`_external` maps the index back.
+    """
+    if isinstance(dist, FloatDistribution):
+        if dist.step is not None:
+            raise ValueError(
+                f"parameter {name!r}: FloatDistribution with step={dist.step} is not supported "
+                "by GPUCBSampler; suggest an int index instead (e.g. "
+                "low + step * trial.suggest_int(...)) or drop `step`"
+            )
+        return Float(name, float(dist.low), float(dist.high), log=bool(dist.log))
+    if isinstance(dist, IntDistribution):
+        if dist.step != 1:
+            raise ValueError(
+                f"parameter {name!r}: IntDistribution with step={dist.step} is not supported "
+                "by GPUCBSampler; suggest an index with step=1 and scale it yourself"
+            )
+        return Int(name, int(dist.low), int(dist.high), log=bool(dist.log))
+    if isinstance(dist, CategoricalDistribution):
+        return Categorical(name, tuple(range(len(dist.choices))))
+    raise ValueError(
+        f"parameter {name!r}: unsupported distribution {type(dist).__name__} for GPUCBSampler"
+    )
+
+
+def search_space_from_distributions(
+    distributions: dict[str, BaseDistribution],
+) -> SearchSpace | None:
+    """The :class:`~kernelbandits.space.SearchSpace` of Optuna ``distributions``.
+
+    Single-valued distributions (Optuna fixes those itself) are left out; ``None`` when nothing
+    is left. Raises ``ValueError`` for a distribution the sampler does not support
+    (``FloatDistribution`` with ``step``, ``IntDistribution`` with ``step != 1``).
+    """
+    params = [
+        _param_from_distribution(name, dist)
+        for name, dist in sorted(distributions.items())
+        if not dist.single()
+    ]
+    return SearchSpace(params) if params else None
+
+
+def _internal(dist: BaseDistribution, value: Any) -> Any:
+    """Optuna external value -> the value our SearchSpace holds."""
+    if isinstance(dist, CategoricalDistribution):
+        return int(dist.to_internal_repr(value))
+    if isinstance(dist, IntDistribution):
+        return int(value)
+    return float(value)
+
+
+def _external(dist: BaseDistribution, value: Any) -> Any:
+    """The value our SearchSpace proposed -> an Optuna external value inside ``dist``."""
+    if isinstance(dist, CategoricalDistribution):
+        return dist.choices[int(value)]
+    if isinstance(dist, IntDistribution):
+        return int(min(max(int(value), dist.low), dist.high))
+    assert isinstance(dist, FloatDistribution)
+    return float(min(max(float(value), dist.low), dist.high))
+
+
+def fail_stale_running_trials(study: Study) -> list[int]:
+    """Mark every RUNNING trial of ``study`` FAIL; returns their numbers.
+
+    Call this when resuming a study whose worker was killed, and only when no other worker is
+    alive (otherwise use Optuna's heartbeat: ``RDBStorage(url, heartbeat_interval=...,
+    grace_period=...)``, whose stale trials ``study.optimize`` fails by itself). A FAIL trial is
+    invisible to :class:`GPUCBSampler`, so the resumed study proposes exactly what the
+    uninterrupted one would have.
+    """
+    stale = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+    for t in stale:
+        study.tell(t.number, state=TrialState.FAIL)
+    return [t.number for t in stale]
+
+
+def study_direction(study: Study) -> Literal["maximize", "minimize"]:
+    """The direction of a single-objective study, as :class:`~kernelbandits.campaign.Campaign`
+    names it."""
+    minimize = study.direction == optuna.study.StudyDirection.MINIMIZE
+    return "minimize" if minimize else "maximize"
+
+
+def observed_history(
+    study: Study,
+    trial: FrozenTrial,
+    search_space: dict[str, BaseDistribution],
+    space: SearchSpace,
+) -> list[Trial]:
+    """The study's trials in ``search_space`` as campaign trials (``trial`` itself excluded).
+
+    COMPLETE trials with a finite value are observations; PRUNED trials count with their last
+    intermediate value (pending if they reported none); RUNNING / WAITING trials holding the
+    parameters are pending (hallucinated, GP-BUCB); FAIL trials and non-finite values are left
+    out. Parameter values are in the space's internal representation (:func:`_internal`).
+    """
+    names = list(space.names)
+    history: list[Trial] = []
+    for t in study.get_trials(deepcopy=False):
+        if t.number == trial.number or t.state == TrialState.FAIL:
+            continue
+        if any(t.distributions.get(n) != search_space[n] for n in names):
+            continue  # the trial does not live in this space (or has not sampled yet)
+        value: float | None
+        if t.state == TrialState.COMPLETE:
+            if t.value is None or not math.isfinite(t.value):
+                continue
+            value = float(t.value)
+        elif t.state == TrialState.PRUNED:
+            last = t.last_step
+            value = None if last is None else float(t.intermediate_values[last])
+            if value is not None and not math.isfinite(value):
+                continue
+        else:  # RUNNING / WAITING: pending, hallucinated (GP-BUCB)
+            value = None
+        params = {n: _internal(search_space[n], t.params[n]) for n in names}
+        history.append(Trial(len(history), params, value))
+    return history
