@@ -79,6 +79,17 @@ def check_sweeps(ns: Namespace) -> None:
     assert len(ns["last"]) == 2 * len(ns["last"].policy.unique())
 
 
+def check_asktell(ns: Namespace) -> None:
+    # the campaign found the minimum's region, a batch spread out, a restore repeats the
+    # proposal, and the Optuna study resumed from SQLite with all 20 trials
+    best = ns["campaign"].best
+    assert abs(np.log10(best.params["learning_rate"]) + 2.0) < 0.5 and best.value < 0.1
+    assert len({tuple(sorted(t.params.items())) for t in ns["batch"]}) == 3
+    assert ns["same"] is True
+    assert len(ns["resumed"].trials) == 20
+    assert ns["resumed"].best_value < 0.2
+
+
 CHECKS: dict[str, Callable[[Namespace], None]] = {
     "index": check_index,
     "multitask": check_multitask,
@@ -86,6 +97,7 @@ CHECKS: dict[str, Callable[[Namespace], None]] = {
     "quantum": check_quantum,
     "transfer": check_transfer,
     "sweeps": check_sweeps,
+    "asktell": check_asktell,
 }
 
 

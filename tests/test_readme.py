@@ -57,3 +57,13 @@ def test_readme_transfer_example_runs():
     transfer, baseline = namespace["transfer"], namespace["baseline"]
     assert transfer.horizon == 30  # type: ignore[attr-defined]
     assert transfer.cumulative_regret[-1] < baseline.cumulative_regret[-1]  # type: ignore[attr-defined]
+
+
+def test_readme_campaign_example_runs():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    assert len(blocks) >= 6, "the README has no ask/tell example"
+    namespace: dict[str, object] = {}
+    exec(compile(blocks[5], str(README), "exec"), namespace)
+    best = namespace["campaign"].best  # type: ignore[attr-defined]
+    # the optimum is lr = 0.01, 3 layers, adam (value 0); 20 trials get close
+    assert best.params["optimizer"] == "adam" and best.value > -0.3
