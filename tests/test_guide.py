@@ -88,6 +88,11 @@ def check_asktell(ns: Namespace) -> None:
     assert ns["same"] is True
     assert len(ns["resumed"].trials) == 20
     assert ns["resumed"].best_value < 0.2
+    assert len(ns["transfer"].trials) == 6 and ns["transfer"].best_value < 0.3
+    assert ns["family_study"].best_value > -0.01
+    # the trials spread along the front y = 0: several near it, from small to large x
+    near = [t.params["x"] for t in ns["pareto"].best_trials if t.params["y"] < 0.05]
+    assert len(near) >= 3 and min(near) < 0.2 and max(near) > 0.5
 
 
 CHECKS: dict[str, Callable[[Namespace], None]] = {

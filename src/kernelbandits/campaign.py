@@ -53,7 +53,7 @@ from kernelbandits.policies.bkb import BKB
 from kernelbandits.policies.gp import GPUCB
 from kernelbandits.space import SearchSpace
 
-__all__ = ["Campaign", "PolicyFactory", "Trial", "bkb", "gp_ucb", "policy_seed"]
+__all__ = ["Campaign", "PolicyFactory", "Trial", "bkb", "gp_ucb", "policy_seed", "standardize"]
 
 #: ``(domain, seed) -> a fresh policy`` on ``domain``
 PolicyFactory = Callable[[Domain, int], Policy]
@@ -124,6 +124,17 @@ def bkb(
         )
 
     return factory
+
+
+def standardize(values: Sequence[float]) -> tuple[FloatArray, float, float]:
+    """``((y - mean) / sd, mean, sd)`` of ``values`` (shape ``(n,)``), ``sd`` floored at
+    ``1e-12``; ``(empty, 0, 1)`` for no values. What a campaign tells its policy."""
+    y = np.asarray(values, dtype=float).reshape(-1)
+    if y.size == 0:
+        return y, 0.0, 1.0
+    mean = float(np.mean(y))
+    sd = max(float(np.std(y)), _SD_FLOOR)
+    return (y - mean) / sd, mean, sd
 
 
 def policy_seed(seed: int, n_trials: int) -> int:
@@ -319,12 +330,7 @@ class Campaign:
     def standardized_values(self) -> tuple[FloatArray, float, float]:
         """The values told to the policy, shape ``(n_completed,)``, with ``(mean, sd)`` used."""
         sign = 1.0 if self.direction == "maximize" else -1.0
-        y = np.array([sign * r.value for r in self._records if r.value is not None], dtype=float)
-        if y.size == 0:
-            return y, 0.0, 1.0
-        mean = float(np.mean(y))
-        sd = max(float(np.std(y)), _SD_FLOOR)
-        return (y - mean) / sd, mean, sd
+        return standardize([sign * r.value for r in self._records if r.value is not None])
 
     def rebuild_policy(self) -> Policy:
         """The policy as it is for the next ask: fresh, told the completed trials (standardised)

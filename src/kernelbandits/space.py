@@ -162,6 +162,12 @@ class SearchSpace:
     def __repr__(self) -> str:
         return f"SearchSpace({list(self.params)!r})"
 
+    @property
+    def blocks(self) -> tuple[slice, ...]:
+        """The encoded coordinates of each parameter, in order (one column for a float or an
+        integer, ``k`` one-hot columns for a categorical with ``k`` choices)."""
+        return tuple(self._slices)
+
     def __len__(self) -> int:
         return len(self.params)
 

@@ -24,12 +24,38 @@ from kernelbandits.integrations.optuna._common import (
     search_space_from_distributions,
     study_direction,
 )
+from kernelbandits.integrations.optuna._deltabo import DeltaBOSampler
 from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
+from kernelbandits.integrations.optuna._libo import (
+    FAMILY_ATTR,
+    CosineDictionary,
+    FamilyKernel,
+    FamilyMismatchWarning,
+    LIBOSampler,
+    SEDictionary,
+    join_family,
+)
+from kernelbandits.integrations.optuna._multitask import (
+    WEIGHT_ATTR,
+    MultiTaskSampler,
+    estimate_task_matrix,
+)
 
 __all__ = [
+    "FAMILY_ATTR",
+    "WEIGHT_ATTR",
+    "CosineDictionary",
+    "DeltaBOSampler",
+    "FamilyKernel",
+    "FamilyMismatchWarning",
     "GPUCBSampler",
     "IndependentSamplingWarning",
+    "LIBOSampler",
+    "MultiTaskSampler",
+    "SEDictionary",
+    "estimate_task_matrix",
     "fail_stale_running_trials",
+    "join_family",
     "observed_history",
     "search_space_from_distributions",
     "study_direction",

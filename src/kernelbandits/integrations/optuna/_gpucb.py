@@ -14,6 +14,7 @@ from optuna.samplers import BaseSampler, RandomSampler
 from optuna.search_space import intersection_search_space
 from optuna.trial import FrozenTrial, TrialState
 
+from kernelbandits.campaign import Trial
 from kernelbandits.integrations.optuna._common import (
     IndependentSamplingWarning,
     _external,
@@ -88,7 +89,7 @@ class GPUCBSampler(BaseSampler):
       Optuna's heartbeat) and the resumed study makes the same proposals as an uninterrupted one.
 
     Limitations: single-objective studies only (multi-objective studies raise ``ValueError``;
-    a multi-task/multi-objective sampler is planned as ``MultiTaskSampler``). Since failed
+    use :class:`~kernelbandits.integrations.optuna.MultiTaskSampler`). Since failed
     trials are ignored, an objective that fails deterministically at a configuration will be
     offered that configuration again.
     """
@@ -129,22 +130,26 @@ class GPUCBSampler(BaseSampler):
     def _check_single_objective(self, study: Study) -> None:
         if len(study.directions) > 1:
             raise ValueError(
-                "GPUCBSampler supports single-objective studies only; this study has "
-                f"{len(study.directions)} objectives (a multi-objective sampler is planned as "
-                "kernelbandits.integrations.optuna.MultiTaskSampler)"
+                f"{type(self).__name__} supports single-objective studies only; this study has "
+                f"{len(study.directions)} objectives: use "
+                "kernelbandits.integrations.optuna.MultiTaskSampler"
             )
 
     def _n_complete(self, study: Study) -> int:
         return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
 
     def _make_policy(
-        self, space: SearchSpace, study: Study, search_space: dict[str, BaseDistribution]
+        self,
+        space: SearchSpace,
+        study: Study,
+        search_space: dict[str, BaseDistribution],
+        history: Sequence[Trial],
     ) -> Any:
-        """The policy factory for the campaign (a hook for samplers built on this one)."""
+        """The policy factory of the campaign built from ``history`` (a hook for the samplers
+        built on this one: DeltaBO adds the source data, LIBO a meta-learned kernel)."""
         from kernelbandits import campaign
 
-        del study, search_space  # GP-UCB needs neither; DeltaBO / LIBO samplers read them
-
+        del study, search_space, history  # GP-UCB needs none of them
         if self._policy == "bkb":
             return campaign.bkb(space)
         return campaign.gp_ucb(space, beta=self._beta)
@@ -178,7 +183,7 @@ class GPUCBSampler(BaseSampler):
         camp = Campaign.from_trials(
             space,
             history,
-            self._make_policy(space, study, search_space),
+            self._make_policy(space, study, search_space, history),
             seed=self._seed,
             direction=study_direction(study),
             n_initial=0,  # the startup trials were drawn by the independent sampler
@@ -202,7 +207,8 @@ class GPUCBSampler(BaseSampler):
             self._warned.add(param_name)
             sampler_name = type(self._independent_sampler or RandomSampler()).__name__
             warnings.warn(
-                f"GPUCBSampler: parameter {param_name!r} (trial #{trial.number}) is outside the "
+                f"{type(self).__name__}: parameter {param_name!r} (trial #{trial.number}) is "
+                "outside the "
                 "relative search space (it is conditional or its distribution changed), so it "
                 f"is sampled independently by {sampler_name}; it is not modelled by the GP. "
                 "This warning is issued once per parameter name.",

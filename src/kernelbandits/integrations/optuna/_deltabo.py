@@ -1,0 +1,453 @@
+"""DeltaBO as an Optuna sampler: transfer from a finished study (or arrays) to a new one."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+from optuna.distributions import BaseDistribution
+from optuna.samplers import BaseSampler
+from optuna.search_space import intersection_search_space
+from optuna.study import Study
+from optuna.trial import FrozenTrial, TrialState
+
+from kernelbandits._validation import FloatArray, as_points
+from kernelbandits.campaign import PolicyFactory, Trial, standardize
+from kernelbandits.domains import Domain
+from kernelbandits.integrations.optuna._common import (
+    _internal,
+    study_direction,
+)
+from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
+from kernelbandits.kernels import RBF, Kernel, Matern
+from kernelbandits.kernels.base import check_theta
+from kernelbandits.policies.base import Policy
+from kernelbandits.policies.transfer import DeltaBO
+from kernelbandits.problems.transfer import SourceData
+from kernelbandits.space import SearchSpace
+
+__all__ = ["DeltaBOSampler", "SourceArrays"]
+
+Direction = Literal["maximize", "minimize"]
+
+#: the array form of a source: ``params`` (one dict of Optuna values per observation) and
+#: ``values``, optionally ``distributions`` (``{name: BaseDistribution}``)
+SourceArrays = Mapping[str, Any]
+
+
+class _Offset(Kernel):
+    """The constant kernel ``k(x, x') = variance``: an unknown constant offset."""
+
+    def __init__(self, variance: float) -> None:
+        if not (math.isfinite(variance) and variance > 0):
+            raise ValueError(f"variance must be positive; got {variance!r}")
+        self.variance = float(variance)
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        return np.full((X.shape[0], Y.shape[0]), self.variance)
+
+    def diag(self, X: ArrayLike) -> FloatArray:
+        return np.full(as_points(X, "X").shape[0], self.variance)
+
+    @property
+    def theta(self) -> FloatArray:
+        return np.array([math.log(self.variance)])
+
+    def with_theta(self, theta: ArrayLike) -> _Offset:
+        return _Offset(float(np.exp(check_theta(theta, 1)[0])))
+
+    def __repr__(self) -> str:
+        return f"Offset(variance={self.variance:g})"
+
+
+class _SourceScaleDeltaBO(DeltaBO):
+    """DeltaBO working on the source's scale while the campaign tells it standardised values.
+
+    The campaign tells ``z = (v - m_t) / sd_t`` (``v`` the target value, sign-adjusted); the
+    model wants ``(v - m_s) / sd_s``, which is ``a z + b`` with ``a = sd_t / sd_s`` and
+    ``b = (m_t - m_s) / sd_s``. :meth:`mean_sd` answers in the campaign's scale (it is what the
+    campaign hallucinates pending trials with); proposals use the source scale (the UCB argmax
+    is unchanged by a positive affine map anyway).
+    """
+
+    def __init__(self, *args: Any, a: float, b: float, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._a, self._b = float(a), float(b)
+
+    def _update(self, x: FloatArray, y: float) -> None:
+        super()._update(x, self._a * y + self._b)
+
+    def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        mu, sd = super().mean_sd(X)
+        return (mu - self._b) / self._a, sd / self._a
+
+    def _propose(self) -> FloatArray:
+        if self._grid is not None:
+            return super()._propose()
+        return self.domain.maximize(
+            lambda X: self._score(*DeltaBO.mean_sd(self, X)),
+            self.rng,
+        )
+
+
+@dataclass(frozen=True)
+class _Source:
+    params: tuple[dict[str, Any], ...]  # Optuna (external) values
+    values: FloatArray  # raw values, in the source's direction
+    distributions: dict[str, BaseDistribution] | None  # None: unknown (array form without them)
+    direction: Direction | None  # None: taken to be the target's
+    what: str  # "source study", "source trials", "source arrays"
+
+
+def _finite(value: Any) -> bool:
+    return value is not None and math.isfinite(float(value))
+
+
+def _from_trials(trials: Sequence[FrozenTrial], direction: Direction | None, what: str) -> _Source:
+    done = []
+    for t in trials:
+        if not isinstance(t, FrozenTrial):
+            raise ValueError(f"{what}: expected FrozenTrial objects; got {type(t).__name__}")
+        if t.state != TrialState.COMPLETE:
+            continue
+        if t.values is not None and len(t.values) > 1:
+            raise ValueError(
+                f"{what}: trial #{t.number} has {len(t.values)} objectives; "
+                "DeltaBOSampler transfers single-objective values only"
+            )
+        if _finite(t.value):
+            done.append(t)
+    if not done:
+        raise ValueError(f"{what} holds no COMPLETE trial with a finite value: nothing to transfer")
+    space = intersection_search_space(done)
+    dists = {n: d for n, d in space.items() if not d.single()}
+    return _Source(
+        params=tuple(dict(t.params) for t in done),
+        values=np.array([float(t.value) for t in done]),  # type: ignore[arg-type]
+        distributions=dists,
+        direction=direction,
+        what=what,
+    )
+
+
+def _from_arrays(source: SourceArrays, direction: Direction | None) -> _Source:
+    what = "source arrays"
+    unknown = set(source) - {"params", "values", "distributions"}
+    if unknown or "params" not in source or "values" not in source:
+        raise ValueError(
+            f"{what}: expected a mapping with keys 'params', 'values' and optionally "
+            f"'distributions'; got keys {sorted(source)}"
+        )
+    params = list(source["params"])
+    values = np.asarray(source["values"], dtype=float).reshape(-1)
+    if len(params) != values.size:
+        raise ValueError(f"{what}: {len(params)} params but {values.size} values")
+    if values.size == 0:
+        raise ValueError(f"{what} are empty: nothing to transfer")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{what}: values must be finite")
+    if not all(isinstance(p, Mapping) for p in params):
+        raise ValueError(f"{what}: 'params' must be a list of dicts {{name: value}}")
+    dists = source.get("distributions")
+    if dists is not None:
+        if not all(isinstance(d, BaseDistribution) for d in dict(dists).values()):
+            raise ValueError(f"{what}: 'distributions' must map names to Optuna distributions")
+        dists = {n: d for n, d in dict(dists).items() if not d.single()}
+    return _Source(tuple(dict(p) for p in params), values, dists, direction, what)
+
+
+def _describe(dist: BaseDistribution) -> str:
+    return repr(dist)
+
+
+class DeltaBOSampler(GPUCBSampler):
+    """An Optuna sampler that transfers knowledge from a finished study with DeltaBO.
+
+    DeltaBO is Alg. 1 of Lin, Zhao, Kolar & Liu, *Provable Accelerated Bayesian Optimization
+    with Knowledge Transfer* (:class:`kernelbandits.policies.transfer.DeltaBO`). The target
+    objective is modelled as ``f = g + delta``: ``g`` is the source objective, whose GP posterior
+    is computed once from the source's observations, and GP-UCB runs on the *difference*
+    ``delta``. When the two tasks are related (the same model tuned on a similar data set, a
+    new version of a simulator, ...), ``delta`` is smaller and smoother than ``f`` and a few
+    target trials pin it down, so the study starts where the source was good and needs fewer
+    trials (Thm 1: the regret involves the information gain of ``delta``, not of ``f``, plus a
+    term that shrinks with the number of source points). Transfer does not help, and can
+    mislead the first trials, when the source is unrelated; ``delta`` then has to learn ``f``
+    itself, with a prior that believes it small.
+
+    Parameters
+    ----------
+    source
+        The source observations, one of
+
+        * a finished single-objective :class:`optuna.study.Study`: its COMPLETE trials with a
+          finite value (its direction is checked against the target's);
+        * a sequence of :class:`optuna.trial.FrozenTrial`: the COMPLETE ones with a finite value
+          (their direction is ``source_direction``, by default the target study's);
+        * arrays, a mapping ``{"params": [{name: value, ...}, ...], "values": [float, ...]}``
+          with Optuna (external) parameter values, optionally ``"distributions": {name:
+          BaseDistribution}``; the direction is ``source_direction`` (default: the target's).
+
+        The source is read once, here (a study's storage is not read again).
+    seed, independent_sampler
+        As in :class:`GPUCBSampler`.
+    beta
+        UCB width multiplier ``sqrt(beta_t)`` of eq. 7 (constant; ``beta_t = beta**2``), the
+        same meaning and default (2) as :class:`GPUCBSampler`'s ``beta``.
+    n_startup_trials
+        Random target trials before DeltaBO is used; default 0: the first trial already is the
+        source model's UCB maximiser. With 0 and a source whose distributions are known (a
+        study, trials, or arrays with ``"distributions"``) the first trial is proposed in the
+        *source's* search space; otherwise at least one trial is drawn at random (the target's
+        search space is unknown before a trial completes).
+    source_direction
+        ``"maximize"`` / ``"minimize"``: the direction of the source values. Required to match
+        the target study's direction; ``None`` (default) means the source study's own direction,
+        or the target's for trials and arrays.
+    source_lengthscale, delta_lengthscale, tau, offset_sd, noise_var, source_noise_var
+        The model, on the unit box of the search space (log-scaled parameters on their log
+        scale, categoricals one-hot) and on the source's standardised scale (below):
+        ``k_g = Matern-5/2(source_lengthscale)`` with unit variance (default lengthscale 0.2,
+        as :func:`kernelbandits.campaign.gp_ucb`); ``k_delta = tau^2 SE(delta_lengthscale) +
+        offset_sd^2`` (default ``tau = 0.5``: a difference about half a source standard deviation
+        large; lengthscale 0.1, the paper's App. C value, SE 1.0-1.2 on ``[0, 10]^d``, on the
+        unit box: a short lengthscale keeps DeltaBO exploring around the source's optimum
+        instead of re-querying one configuration; the constant term lets the target sit above
+        or below the source as a whole, with a prior sd of ``offset_sd = 1`` source sd);
+        target noise variance ``noise_var = 1e-3`` (as GPUCBSampler) and source noise variance
+        ``source_noise_var = 1e-2``.
+
+    One scale for source and target
+    -------------------------------
+    Values are first made "larger is better" (negated when minimising; source and target must
+    have the same direction). The source values are standardised by their own mean ``m_s`` and
+    standard deviation ``sd_s`` (``sd_s = 1`` if they are all equal), and the target values are
+    put on *the same* scale, ``(v - m_s) / sd_s``, so ``delta`` models the difference between the
+    target and the source in units of the source's spread. The campaign the sampler rebuilds from
+    the storage (:class:`~kernelbandits.campaign.Campaign`) tells its policy the target values
+    standardised by the *target's* mean ``m_t`` and sd ``sd_t``; the policy returned for it
+    undoes that map exactly (it reads ``m_t``, ``sd_t`` from the campaign) and answers posterior
+    means in the campaign's scale again, so pending trials are hallucinated consistently.
+
+    Errors
+    ------
+    ``ValueError`` (never a silent fallback) when the source is empty, multi-objective, or
+    does not match the target study's relative search space: a parameter missing from or extra
+    to the source, a different distribution (range, ``log``, choices, type), a source value
+    outside the target's distribution (arrays without distributions), or a different direction.
+    The check runs when the target's relative search space is known, i.e. at the first
+    model-based proposal after a target trial has completed.
+
+    Everything else (pending trials, failed trials, resuming from the storage, dynamic
+    parameters, ``step`` distributions refused) is as in :class:`GPUCBSampler`; the sampler is
+    stateless, so a study resumed with the same ``seed`` and ``source`` makes the same
+    proposals. Cost: the source posterior is refitted at every proposal, ``O(N^3)`` for ``N``
+    source trials (fine for hundreds).
+    """
+
+    def __init__(
+        self,
+        source: Study | Sequence[FrozenTrial] | SourceArrays,
+        *,
+        seed: int | None = None,
+        beta: float = 2.0,
+        n_startup_trials: int = 0,
+        source_direction: Direction | None = None,
+        source_lengthscale: float = 0.2,
+        delta_lengthscale: float = 0.1,
+        tau: float = 0.5,
+        offset_sd: float = 1.0,
+        noise_var: float = 1e-3,
+        source_noise_var: float = 1e-2,
+        independent_sampler: BaseSampler | None = None,
+    ) -> None:
+        if isinstance(beta, bool) or not isinstance(beta, int | float | np.floating):
+            raise ValueError(f"beta must be a positive number; got {beta!r}")
+        if isinstance(n_startup_trials, bool) or not isinstance(n_startup_trials, int):
+            raise ValueError(f"n_startup_trials must be an integer >= 0; got {n_startup_trials!r}")
+        if n_startup_trials < 0:
+            raise ValueError(f"n_startup_trials must be an integer >= 0; got {n_startup_trials!r}")
+        super().__init__(
+            seed=seed,
+            beta=float(beta),
+            n_startup_trials=max(1, n_startup_trials),
+            independent_sampler=independent_sampler,
+        )
+        if source_direction not in (None, "maximize", "minimize"):
+            raise ValueError(
+                f"source_direction must be 'maximize', 'minimize' or None; got {source_direction!r}"
+            )
+        for name, value in [
+            ("source_lengthscale", source_lengthscale),
+            ("delta_lengthscale", delta_lengthscale),
+            ("tau", tau),
+            ("offset_sd", offset_sd),
+            ("noise_var", noise_var),
+            ("source_noise_var", source_noise_var),
+        ]:
+            if not (math.isfinite(float(value)) and float(value) > 0):
+                raise ValueError(f"{name} must be a positive number; got {value!r}")
+        self._source = self._read_source(source, source_direction)
+        # without the source's distributions the first trial must be random (see the docstring)
+        known = self._source.distributions is not None
+        self._n_startup_trials = n_startup_trials if known else max(1, n_startup_trials)
+        self._source_lengthscale = float(source_lengthscale)
+        self._delta_lengthscale = float(delta_lengthscale)
+        self._tau = float(tau)
+        self._offset_sd = float(offset_sd)
+        self._noise_var = float(noise_var)
+        self._source_noise_var = float(source_noise_var)
+
+    # -- the source -----------------------------------------------------------------------------
+    @staticmethod
+    def _read_source(source: Any, direction: Direction | None) -> _Source:
+        if isinstance(source, Study):
+            if len(source.directions) > 1:
+                raise ValueError(
+                    f"the source study has {len(source.directions)} objectives; DeltaBOSampler "
+                    "transfers single-objective values only"
+                )
+            own = study_direction(source)
+            if direction is not None and direction != own:
+                raise ValueError(
+                    f"source_direction={direction!r} but the source study is set to {own!r}"
+                )
+            return _from_trials(source.get_trials(deepcopy=False), own, "the source study")
+        if isinstance(source, Mapping):
+            return _from_arrays(source, direction)
+        if isinstance(source, Sequence) and not isinstance(source, str | bytes):
+            return _from_trials(list(source), direction, "the source trials")
+        raise ValueError(
+            "source must be an optuna Study, a sequence of FrozenTrial or a mapping "
+            f"{{'params': [...], 'values': [...]}}; got {type(source).__name__}"
+        )
+
+    @property
+    def n_source(self) -> int:
+        """Number of source observations transferred."""
+        return int(self._source.values.size)
+
+    def _check_source(
+        self, search_space: dict[str, BaseDistribution], direction: Direction
+    ) -> None:
+        src = self._source
+        problems: list[str] = []
+        src_dir = src.direction or direction
+        if src_dir != direction:
+            problems.append(
+                f"the source is to {src_dir[:-1]}e but the target study is to "
+                f"{direction[:-1]}e (if the two values measure one quantity with opposite signs, "
+                "pass negated values as arrays)"
+            )
+        if src.distributions is not None:
+            for name in sorted(set(search_space) - set(src.distributions)):
+                problems.append(f"parameter {name!r} is in the target's search space only")
+            for name in sorted(set(src.distributions) - set(search_space)):
+                problems.append(f"parameter {name!r} is in the source's search space only")
+            for name in sorted(set(search_space) & set(src.distributions)):
+                if src.distributions[name] != search_space[name]:
+                    problems.append(
+                        f"parameter {name!r} differs: source {_describe(src.distributions[name])}"
+                        f", target {_describe(search_space[name])}"
+                    )
+        else:
+            names = set(search_space)
+            for i, p in enumerate(src.params):
+                if set(p) != names:
+                    missing, extra = sorted(names - set(p)), sorted(set(p) - names)
+                    problems.append(
+                        f"row {i} of the source arrays lacks parameters {missing} and has "
+                        f"extra parameters {extra} (target search space: {sorted(names)})"
+                    )
+                    break
+                bad = [n for n in sorted(names) if not _contains(search_space[n], p[n])]
+                if bad:
+                    n = bad[0]
+                    problems.append(
+                        f"row {i} of the source arrays: parameter {n!r} = {p[n]!r} is outside "
+                        f"the target's {_describe(search_space[n])}"
+                    )
+                    break
+        if problems:
+            raise ValueError(
+                f"DeltaBOSampler: {src.what} does not match the target study: "
+                + "; ".join(problems)
+            )
+
+    def _source_data(
+        self, space: SearchSpace, search_space: dict[str, BaseDistribution], direction: Direction
+    ) -> tuple[FloatArray, FloatArray, float, float]:
+        """Encoded source points, standardised source values and the ``(m_s, sd_s)`` used
+        (after :meth:`_check_source`: the source's direction is the target's)."""
+        src = self._source
+        sign = 1.0 if direction == "maximize" else -1.0
+        v = sign * src.values
+        m_s = float(np.mean(v))
+        sd = float(np.std(v))
+        sd_s = sd if sd > 1e-12 * max(1.0, abs(m_s)) else 1.0
+        names = list(space.names)
+        X = np.array(
+            [space.encode({n: _internal(search_space[n], p[n]) for n in names}) for p in src.params]
+        )
+        return X, (v - m_s) / sd_s, m_s, sd_s
+
+    # -- BaseSampler API ------------------------------------------------------------------------
+    def infer_relative_search_space(
+        self, study: Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
+        """The source's search space before any target trial completes (``n_startup_trials=0``),
+        then as :class:`GPUCBSampler`."""
+        self._check_single_objective(study)
+        if self._n_startup_trials == 0 and self._n_complete(study) == 0:
+            return dict(self._source.distributions or {})
+        return super().infer_relative_search_space(study, trial)
+
+    def _make_policy(
+        self,
+        space: SearchSpace,
+        study: Study,
+        search_space: dict[str, BaseDistribution],
+        history: Sequence[Trial],
+    ) -> PolicyFactory:
+        """DeltaBO on the source data, told the target's values on the source's scale.
+
+        The campaign standardises the target values by their own ``(m_t, sd_t)``
+        (:func:`kernelbandits.campaign.standardize` of the completed values, signed by the
+        direction); the policy maps each ``z`` back to ``(sd_t z + m_t - m_s) / sd_s``.
+        """
+        direction = study_direction(study)
+        self._check_source(search_space, direction)
+        X_src, y_src, m_s, sd_s = self._source_data(space, search_space, direction)
+        sign = 1.0 if direction == "maximize" else -1.0
+        _, m_t, sd_t = standardize([sign * t.value for t in history if t.value is not None])
+
+        def factory(domain: Domain, seed: int) -> Policy:
+            return _SourceScaleDeltaBO(
+                domain,
+                SourceData(X_src, y_src, self._source_noise_var),
+                Matern(self._source_lengthscale, nu=2.5),
+                RBF(self._delta_lengthscale, variance=self._tau**2) + _Offset(self._offset_sd**2),
+                self._noise_var,
+                beta=self._beta_value**2,
+                seed=seed,
+                a=sd_t / sd_s,
+                b=(m_t - m_s) / sd_s,
+            )
+
+        return factory
+
+    @property
+    def _beta_value(self) -> float:
+        assert not isinstance(self._beta, str)
+        return float(self._beta)
+
+
+def _contains(dist: BaseDistribution, value: Any) -> bool:
+    try:
+        return bool(dist._contains(dist.to_internal_repr(value)))
+    except (ValueError, TypeError):
+        return False

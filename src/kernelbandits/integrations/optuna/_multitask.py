@@ -1,0 +1,359 @@
+"""MT-KB (multi-task kernelized bandits) as an Optuna sampler for multi-objective studies."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+from optuna.distributions import BaseDistribution
+from optuna.samplers import BaseSampler
+from optuna.study import StudyDirection
+from optuna.trial import FrozenTrial, TrialState
+
+from kernelbandits._validation import FloatArray
+from kernelbandits.campaign import policy_seed
+from kernelbandits.integrations.optuna._common import (
+    _external,
+    _internal,
+    search_space_from_distributions,
+)
+from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
+from kernelbandits.kernels import ICM, Matern
+from kernelbandits.kernels.multitask import check_task_matrix
+from kernelbandits.policies import MTKB
+from kernelbandits.scalarization import (
+    ChebyshevScalarization,
+    LinearScalarization,
+    Scalarization,
+    reference_point_below,
+)
+from kernelbandits.space import SearchSpace
+
+if TYPE_CHECKING:
+    from optuna.study import Study
+
+__all__ = ["WEIGHT_ATTR", "MultiTaskSampler", "estimate_task_matrix"]
+
+#: trial system attribute under which the scalarisation weight of a proposal is recorded
+WEIGHT_ATTR = "kernelbandits:scalarization_weight"
+
+#: input kernel lengthscale (unit-box coordinates) and regulariser ``eta`` (noise variance of
+#: the standardised objectives): the defaults of :func:`kernelbandits.campaign.gp_ucb`
+LENGTHSCALE = 0.2
+NOISE_VAR = 1e-3
+
+#: smallest shrinkage of the estimated task matrix towards the identity
+MIN_SHRINKAGE = 0.2
+
+_SD_FLOOR = 1e-12
+_WEIGHT_STREAM = 2  # SeedSequence([seed, slot, 2]): the scalarisation weight of slot `slot`
+
+
+def estimate_task_matrix(values: ArrayLike) -> FloatArray:
+    """The default ICM task matrix ``B`` from completed objective values ``(t, n)``.
+
+    ``B = (1 - s) R + s I``: the empirical correlation matrix ``R`` of the columns (an objective
+    that is constant over the rows is uncorrelated with the others), shrunk towards the identity
+    by ``s = min(1, max(0.2, 1 / sqrt(t)))`` (a sample correlation has a standard error of
+    about ``1 / sqrt(t)``; the floor keeps every eigenvalue of ``B`` at least 0.2, so no
+    direction of the task space is ever taken as known exactly). ``R`` is PSD, so ``B`` is PSD
+    with a unit diagonal, matching objectives standardised to unit variance. ``t < 2`` gives
+    the identity.
+    """
+    Y = np.asarray(values, dtype=float)
+    if Y.ndim != 2 or Y.shape[1] < 1:
+        raise ValueError(f"values must have shape (t, n); got {Y.shape}")
+    t, n = Y.shape
+    if t < 2:
+        return np.eye(n)
+    centred = Y - Y.mean(axis=0)
+    sd = np.sqrt(np.mean(centred**2, axis=0))
+    live = sd > _SD_FLOOR
+    Z = np.zeros_like(centred)
+    Z[:, live] = centred[:, live] / sd[live]
+    R = (Z.T @ Z) / t
+    np.fill_diagonal(R, 1.0)
+    s = min(1.0, max(MIN_SHRINKAGE, 1.0 / math.sqrt(t)))
+    B = (1.0 - s) * R + s * np.eye(n)
+    return check_task_matrix(0.5 * (B + B.T), n)
+
+
+@dataclass
+class _VectorHistory:
+    """The study's trials in a relative search space, in the unit box, maximisation signs."""
+
+    X_done: FloatArray  # (t, dim)
+    Y_done: FloatArray  # (t, n), raw values times the direction signs
+    X_pending: FloatArray  # (p, dim)
+
+
+class MultiTaskSampler(GPUCBSampler):
+    """An Optuna sampler for multi-objective studies driven by MT-KB.
+
+    The objectives of the study are the tasks of multi-task kernelized bandits (MT-KB;
+    Chowdhury & Gopalan, 2021, "No-regret Algorithms for Multi-task Bayesian Optimization",
+    AISTATS): one vector observation per trial, modelled jointly with the intrinsic
+    coregionalisation kernel ``Gamma(x, x') = k(x, x') B``. Every proposal scalarises with a
+    fresh weight drawn from the prior of Paria, Kandasamy & Poczos (2020), "A Flexible Framework
+    for Multi-Objective Bayesian Optimization using Random Scalarizations" (UAI), so, as the
+    weights vary over the trials, the proposals spread along the whole Pareto front::
+
+        import optuna
+        from kernelbandits.integrations.optuna import MultiTaskSampler
+
+        study = optuna.create_study(
+            directions=["maximize", "minimize"], sampler=MultiTaskSampler(seed=0)
+        )
+        study.optimize(objective, n_trials=40)
+        front = study.best_trials  # the non-dominated trials
+
+    Parameters
+    ----------
+    seed
+        Seed of every random choice (initial design, scalarisation weights, acquisition
+        optimisation). Proposals are a pure function of ``(seed, trial history)``; ``None``
+        draws a seed once.
+    scalarization
+        ``"chebyshev"`` (default; reaches non-convex parts of the front too) or ``"linear"``
+        (only the convex hull of the front).
+    task_matrix
+        The ICM task matrix ``B``: ``"auto"`` (default, :func:`estimate_task_matrix` on the
+        standardised completed values, re-estimated at every proposal), ``"independent"``
+        (``B = I``, no transfer between objectives) or a symmetric PSD ``(m, m)`` matrix used as
+        given (on standardised objectives: a unit diagonal is natural). A non-symmetric or
+        non-PSD matrix raises ``ValueError`` here; a wrong size raises at the first model-based
+        proposal.
+    beta
+        The MT-KB confidence radius ``beta`` (a positive constant, default 2.0 as in
+        :class:`GPUCBSampler`), or ``"theory"`` for the radius of Thm 2 of Chowdhury & Gopalan
+        (2021) with ``b = 1``, ``sigma = sqrt(eta)``, ``delta = 0.1``.
+    n_startup_trials
+        Number of COMPLETE trials sampled at random before MT-KB takes over.
+    independent_sampler
+        As in :class:`GPUCBSampler` (``None``: seeded random draws by ``(seed, slot, name)``).
+
+    How a proposal is made
+    ----------------------
+    Search space, startup trials, dynamic parameters, refused ``step`` distributions and the
+    independent sampler follow :class:`GPUCBSampler`. The *slot* of a trial is the number of
+    earlier trials that are not FAIL (a failed trial is retried with the same proposal).
+
+    * **Tasks and signs.** A study with ``m >= 2`` objectives has ``m`` tasks; an objective
+      the study minimises is negated, so the model maximises every task. A single-objective
+      study raises ``ValueError`` (use :class:`GPUCBSampler`).
+    * **Data.** COMPLETE trials whose values are all finite are observations; RUNNING /
+      WAITING trials that hold the parameters are pending; FAIL and PRUNED trials (Optuna
+      cannot report intermediate values of multi-objective trials) and COMPLETE trials with a
+      non-finite value are ignored.
+    * **Standardisation.** Each objective is standardised over the completed observations,
+      ``(y - mean) / sd`` (``sd`` floored at ``1e-12``), so that the unit-variance prior (and
+      a unit-diagonal ``B``) fits objectives of any scale.
+    * **Model.** :class:`~kernelbandits.policies.MTKB` on the unit box of the search space,
+      with ``ICM(Matern(0.2, nu=2.5), B)`` and regulariser ``eta = 1e-3`` (the defaults of
+      :func:`kernelbandits.campaign.gp_ucb`), told the standardised observations in order of
+      trial number. Pending trials are then told MT-KB's *vector posterior mean* at their
+      point (GP-BUCB hallucination, Desautels, Krause & Burdick, 2014): the means are
+      unchanged and the variance there shrinks, so parallel workers spread out.
+    * **Scalarisation.** A weight ``lambda`` is drawn from the scalarisation's prior
+      (:meth:`~kernelbandits.scalarization.Scalarization.sample_weights`: Chebyshev
+      ``lambda_i`` proportional to ``1 / u_i``, linear ``u / ||u||_1``, ``u ~ U(0, 1]^m``) with
+      the generator ``SeedSequence([seed, slot, 2])``; the Chebyshev reference point is
+      :func:`~kernelbandits.scalarization.reference_point_below` the standardised completed
+      values (margin 0.1). The proposal maximises MT-KB's scalarised upper confidence bound
+      for this one weight (eq. 3 with a random scalarisation, App. E of the MT paper)::
+
+          s_lambda(mu(x)) + L_lambda * beta * ||Gamma(x, x)||^{1/2}
+
+      where ``L_lambda`` is the Lipschitz constant of ``s_lambda`` for this weight (Chebyshev
+      ``max_i lambda_i``, linear ``||lambda||_2``; both ``<= 1``, the paper's ``L``), so the
+      bonus is on the scale of the scalarised mean. The box is searched by scrambled Sobol
+      candidates and L-BFGS-B, seeded by ``policy_seed(seed, slot)``; the maximiser is snapped
+      to the space (integers rounded, one-hot blocks made exact). The weight is recorded in the
+      trial's system attribute :data:`WEIGHT_ATTR`.
+    * **No state.** Nothing is kept between trials beyond the seed, so
+      ``optuna.load_study(..., sampler=MultiTaskSampler(seed=s))`` resumes a study exactly
+      (fail the RUNNING trials of a killed worker first: :func:`fail_stale_running_trials`).
+
+    Cost: an exact ``O(t^3)`` model rebuild per proposal (negligible next to an expensive
+    objective, not meant for thousands of trials).
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        scalarization: Literal["chebyshev", "linear"] = "chebyshev",
+        task_matrix: Literal["auto", "independent"] | ArrayLike = "auto",
+        beta: float | str = 2.0,
+        n_startup_trials: int = 5,
+        independent_sampler: BaseSampler | None = None,
+    ) -> None:
+        super().__init__(
+            seed=seed,
+            beta=beta,
+            n_startup_trials=n_startup_trials,
+            independent_sampler=independent_sampler,
+        )
+        if scalarization not in ("chebyshev", "linear"):
+            raise ValueError(
+                f"scalarization must be 'chebyshev' or 'linear'; got {scalarization!r}"
+            )
+        self._scalarization_kind = scalarization
+        self._task_matrix: str | FloatArray
+        if isinstance(task_matrix, str):
+            if task_matrix not in ("auto", "independent"):
+                raise ValueError(
+                    "task_matrix must be 'auto', 'independent' or a symmetric PSD matrix; "
+                    f"got {task_matrix!r}"
+                )
+            self._task_matrix = task_matrix
+        else:
+            B = check_task_matrix(task_matrix, name="task_matrix")
+            if B.shape[0] < 2:
+                raise ValueError(f"task_matrix must be m x m with m >= 2 objectives; got {B.shape}")
+            self._task_matrix = B
+
+    # -- GPUCBSampler hooks ---------------------------------------------------------------------
+    def _check_single_objective(self, study: Study) -> None:
+        """The parent's study check, inverted: this sampler needs ``m >= 2`` objectives."""
+        if len(study.directions) < 2:
+            raise ValueError(
+                "MultiTaskSampler needs a multi-objective study (create_study(directions=[...]) "
+                "with at least two objectives); this study has one objective: use "
+                "kernelbandits.integrations.optuna.GPUCBSampler instead"
+            )
+
+    # -- helpers --------------------------------------------------------------------------------
+    @staticmethod
+    def _slot(study: Study, trial: FrozenTrial) -> int:
+        return sum(
+            1
+            for t in study.get_trials(deepcopy=False)
+            if t.number < trial.number and t.state != TrialState.FAIL
+        )
+
+    @staticmethod
+    def _history(
+        study: Study,
+        trial: FrozenTrial,
+        search_space: dict[str, BaseDistribution],
+        space: SearchSpace,
+    ) -> _VectorHistory:
+        names = list(space.names)
+        signs = np.array([-1.0 if d == StudyDirection.MINIMIZE else 1.0 for d in study.directions])
+        done_x: list[FloatArray] = []
+        done_y: list[FloatArray] = []
+        pending_x: list[FloatArray] = []
+        for t in study.get_trials(deepcopy=False):
+            if t.number == trial.number:
+                continue
+            if t.state not in (TrialState.COMPLETE, TrialState.RUNNING, TrialState.WAITING):
+                continue  # FAIL, and PRUNED (no values for multi-objective trials)
+            if any(t.distributions.get(n) != search_space[n] for n in names):
+                continue  # the trial does not live in this space (or has not sampled yet)
+            x = space.encode({n: _internal(search_space[n], t.params[n]) for n in names})
+            if t.state == TrialState.COMPLETE:
+                if t.values is None:
+                    continue
+                y = np.asarray(t.values, dtype=float)
+                if y.shape != signs.shape or not np.all(np.isfinite(y)):
+                    continue
+                done_x.append(x)
+                done_y.append(signs * y)
+            else:
+                pending_x.append(x)
+        dim, n = space.dim, signs.size
+        return _VectorHistory(
+            np.array(done_x, dtype=float).reshape(-1, dim),
+            np.array(done_y, dtype=float).reshape(-1, n),
+            np.array(pending_x, dtype=float).reshape(-1, dim),
+        )
+
+    def _task_matrix_for(self, Y_std: FloatArray) -> FloatArray:
+        n = Y_std.shape[1]
+        if isinstance(self._task_matrix, str):
+            return np.eye(n) if self._task_matrix == "independent" else estimate_task_matrix(Y_std)
+        if self._task_matrix.shape[0] != n:
+            raise ValueError(
+                f"task_matrix is {self._task_matrix.shape[0]} x {self._task_matrix.shape[0]} "
+                f"but the study has {n} objectives"
+            )
+        return self._task_matrix
+
+    def _make_scalarization(self, Y_std: FloatArray) -> Scalarization:
+        if self._scalarization_kind == "linear":
+            return LinearScalarization()
+        return ChebyshevScalarization(reference_point_below(Y_std, margin=0.1))
+
+    def propose(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        search_space: dict[str, BaseDistribution],
+    ) -> tuple[dict[str, Any], FloatArray] | None:
+        """The proposal for ``trial`` and its scalarisation weight, without recording anything.
+
+        ``None`` when MT-KB has nothing to model (no non-single parameter, or no completed trial
+        in ``search_space``); :meth:`sample_relative` then leaves the parameters to the
+        independent sampler.
+        """
+        self._check_single_objective(study)
+        space = search_space_from_distributions(search_space)
+        if space is None:
+            return None
+        hist = self._history(study, trial, search_space, space)
+        if hist.Y_done.shape[0] == 0:
+            return None
+        mean = hist.Y_done.mean(axis=0)
+        sd = np.maximum(hist.Y_done.std(axis=0), _SD_FLOOR)
+        Y_std = (hist.Y_done - mean) / sd
+        n = Y_std.shape[1]
+
+        slot = self._slot(study, trial)
+        scal = self._make_scalarization(Y_std)
+        weight_rng = np.random.default_rng(
+            np.random.SeedSequence([self._seed, slot, _WEIGHT_STREAM])
+        )
+        weight = scal.sample_weights(n, 1, weight_rng)[0]
+        theory = isinstance(self._beta, str)
+        policy = MTKB(
+            space.domain(),
+            ICM(Matern(LENGTHSCALE, nu=2.5), self._task_matrix_for(Y_std)),
+            scal,
+            eta=NOISE_VAR,
+            b=1.0,
+            noise_std=math.sqrt(NOISE_VAR),
+            delta=0.1,
+            beta=None if theory else float(self._beta),
+            n_weights=1,  # MT-KB's own weight sample is unused: the acquisition takes `weight`
+            lipschitz=float(scal.lipschitz(weight)),
+            seed=policy_seed(self._seed, slot),
+        )
+        for x, y in zip(hist.X_done, Y_std, strict=True):
+            policy.tell(x, y)
+        for x in hist.X_pending:  # GP-BUCB: tell the vector posterior mean
+            mu, _ = policy.mean_and_norm(x[None, :])
+            policy.tell(x, mu[0])
+        u = policy.domain.maximize(lambda X: policy.scores(X, weight), policy.rng)
+        internal = space.decode(space.snap(u))
+        params = {name: _external(search_space[name], internal[name]) for name in space.names}
+        return params, weight
+
+    # -- BaseSampler API ------------------------------------------------------------------------
+    def sample_relative(
+        self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        """MT-KB's proposal for a random scalarisation, rebuilt from the storage (class notes)."""
+        if not search_space:
+            return {}
+        result = self.propose(study, trial, search_space)
+        if result is None:
+            return {}
+        params, weight = result
+        study._storage.set_trial_system_attr(
+            trial._trial_id, WEIGHT_ATTR, [float(w) for w in weight]
+        )
+        return params

@@ -1,0 +1,278 @@
+"""LIBOSampler: lifelong BO across a family of Optuna studies (extras ``optuna``, ``lifelong``)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+optuna = pytest.importorskip("optuna")
+pytest.importorskip("skglm")
+
+from kernelbandits.integrations.optuna import GPUCBSampler  # noqa: E402
+from kernelbandits.integrations.optuna._libo import (  # noqa: E402
+    FAMILY_ATTR,
+    CosineDictionary,
+    FamilyMismatchWarning,
+    LIBOSampler,
+    SEDictionary,
+    join_family,
+)
+from kernelbandits.policies.libo import integer_exploration  # noqa: E402
+from kernelbandits.space import Categorical, Float, SearchSpace  # noqa: E402
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sparse_objective(c: float):
+    """Depends on ``a`` only (``b``, ``z`` are distractors); optimum ``a = c``, value 0."""
+
+    def objective(trial) -> float:
+        a = trial.suggest_float("a", 0.0, 1.0)
+        trial.suggest_float("b", 1e-3, 1.0, log=True)
+        trial.suggest_float("z", -1.0, 1.0)
+        return -((a - c) ** 2)
+
+    return objective
+
+
+def other_objective(trial) -> float:
+    return trial.suggest_float("w", 0.0, 2.0)
+
+
+def family_storage(n_studies: int, seed: int, family: str = "f", n_trials: int = 15):
+    """A storage holding ``n_studies`` random-sampled studies of ``family``; and the optima."""
+    cs = np.random.default_rng(seed).uniform(0.15, 0.85, n_studies + 1)
+    storage = optuna.storages.InMemoryStorage()
+    for u in range(n_studies):
+        sampler = optuna.samplers.RandomSampler(seed=100 * seed + u)
+        study = optuna.create_study(storage=storage, direction="maximize", sampler=sampler)
+        join_family(study, family)
+        study.optimize(sparse_objective(cs[u]), n_trials=n_trials)
+    return storage, cs
+
+
+def params(study) -> list[dict]:
+    return [t.params for t in study.get_trials(deepcopy=False)]
+
+
+def test_seeded_runs_repeat_and_resume_exactly():
+    runs = []
+    for _ in range(2):
+        storage, cs = family_storage(2, seed=0)
+        study = optuna.create_study(
+            storage=storage, sampler=LIBOSampler("f", seed=3, n_trials=10), direction="maximize"
+        )
+        study.optimize(sparse_objective(cs[2]), n_trials=10)
+        runs.append(params(study))
+    assert runs[0] == runs[1]
+    storage, cs = family_storage(2, seed=0)
+    study = optuna.create_study(
+        study_name="s",
+        storage=storage,
+        sampler=LIBOSampler("f", seed=3, n_trials=10),
+        direction="maximize",
+    )
+    study.optimize(sparse_objective(cs[2]), n_trials=6)
+    resumed = optuna.load_study(
+        study_name="s", storage=storage, sampler=LIBOSampler("f", seed=3, n_trials=10)
+    )
+    resumed.optimize(sparse_objective(cs[2]), n_trials=4)
+    assert params(resumed) == runs[0]
+    other = optuna.create_study(
+        storage=storage, sampler=LIBOSampler("f", seed=4, n_trials=10), direction="maximize"
+    )
+    other.optimize(sparse_objective(cs[2]), n_trials=10)
+    assert params(other) != runs[0]
+
+
+def test_first_study_uses_k_full_and_joins_the_family():
+    sampler = LIBOSampler("fam", seed=0, n_trials=9)
+    study = optuna.create_study(sampler=sampler, direction="maximize")
+    study.optimize(sparse_objective(0.5), n_trials=6)
+    assert study.user_attrs[FAMILY_ATTR] == "fam"
+    learned = sampler.family_kernel(study)
+    assert learned.task == 1 and learned.n_forced == 3  # floor(sqrt(9))
+    assert learned.estimate is None and learned.studies == ()
+    assert learned.selected_names == () and learned.selected_params == ()
+    X = np.random.default_rng(0).uniform(size=(5, 3))
+    np.testing.assert_allclose(learned.kernel(X), learned.base.kernel(None)(X))
+
+
+def test_only_earlier_studies_of_the_same_family_are_used():
+    storage, cs = family_storage(2, seed=1)
+    elsewhere = optuna.create_study(storage=storage, study_name="other-family")
+    join_family(elsewhere, "g")
+    elsewhere.optimize(other_objective, n_trials=3)  # other params: would raise if used
+    optuna.create_study(storage=storage, study_name="no-family").optimize(
+        other_objective, n_trials=3
+    )
+    sampler = LIBOSampler("f", seed=0, n_trials=10)
+    study = optuna.create_study(storage=storage, study_name="third", sampler=sampler)
+    study.optimize(sparse_objective(cs[2]), n_trials=4)
+    learned = sampler.family_kernel(study)
+    assert learned.task == 3
+    assert len(learned.studies) == 2 and "other-family" not in learned.studies
+    later = optuna.create_study(storage=storage, study_name="later")
+    join_family(later, "f")
+    later.optimize(sparse_objective(0.5), n_trials=3)
+    assert sampler.family_kernel(study).studies == learned.studies  # later studies: never
+    with pytest.raises(ValueError, match="belongs to family 'g'"):
+        optuna.load_study(study_name="other-family", storage=storage, sampler=sampler).optimize(
+            other_objective, n_trials=1
+        )
+
+
+def test_earlier_study_with_other_parameters_raises_or_is_skipped():
+    storage, cs = family_storage(1, seed=2)
+    odd = optuna.create_study(storage=storage, study_name="odd")
+    join_family(odd, "f")
+    odd.optimize(other_objective, n_trials=3)
+    study = optuna.create_study(storage=storage, sampler=LIBOSampler("f", seed=0, n_trials=4))
+    with pytest.raises(ValueError, match=r"'odd'.*missing parameters \['a', 'b', 'z'\]"):
+        study.optimize(sparse_objective(cs[1]), n_trials=4)
+
+    sampler = LIBOSampler("f", seed=0, n_trials=4, on_mismatch="skip")
+    study = optuna.create_study(storage=storage, sampler=sampler)
+    with pytest.warns(FamilyMismatchWarning, match="'odd'"):
+        study.optimize(sparse_objective(cs[1]), n_trials=4)
+    used = sampler.family_kernel(study).studies
+    assert "odd" not in used and len(used) == 2  # the first study and the failed LIBO one
+
+
+class RecordingLIBO(LIBOSampler):
+    """Records the trials whose relative search space was empty (uniform draws)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.uniform: list[int] = []
+
+    def infer_relative_search_space(self, study, trial):
+        space = super().infer_relative_search_space(study, trial)
+        if not space:
+            self.uniform.append(trial.number)
+        return space
+
+
+@pytest.mark.parametrize("n_earlier", [0, 1, 3, 6])
+def test_forced_exploration_follows_alg5(n_earlier):
+    n = 16
+    storage, cs = family_storage(n_earlier, seed=3, n_trials=3)
+    expected = integer_exploration([math.sqrt(n) / s**0.25 for s in range(1, n_earlier + 2)])[-1]
+    sampler = RecordingLIBO("f", seed=0, n_trials=n)
+    study = optuna.create_study(storage=storage, sampler=sampler, direction="maximize")
+    study.optimize(sparse_objective(cs[-1]), n_trials=expected + 3)
+    assert sampler.n_forced(study) == expected
+    assert sampler.uniform == list(range(expected))
+    assert [sampler.is_forced(study, t) for t in study.trials] == [
+        t.number < expected for t in study.trials
+    ]
+
+
+def test_forced_trial_that_failed_is_retried_with_the_same_configuration():
+    sampler = LIBOSampler("f", seed=5, n_trials=9)
+    study = optuna.create_study(sampler=sampler)
+    first = study.ask()
+    x = first.suggest_float("x", 0.0, 1.0)
+    study.tell(first, state=optuna.trial.TrialState.FAIL)
+    again = study.ask()
+    assert again.suggest_float("x", 0.0, 1.0) == x
+
+
+def test_meta_kgl_selects_the_parameter_the_family_depends_on():
+    storage, cs = family_storage(4, seed=4)
+    sampler = LIBOSampler("f", seed=0, n_trials=12)
+    study = optuna.create_study(storage=storage, sampler=sampler, direction="maximize")
+    study.optimize(sparse_objective(cs[4]), n_trials=4)
+    learned = sampler.family_kernel(study)
+    assert learned.task == 5 and len(learned.studies) == 4
+    assert learned.selected_params == ("a",)
+    assert set(learned.selected_names) <= {"a@0.1", "a@0.3"}
+    assert learned.estimate is not None and not learned.estimate.fell_back
+
+
+def test_fifth_study_beats_gp_ucb_on_a_sparse_family():
+    wins, gaps = 0, []
+    for seed in range(8):
+        storage, cs = family_storage(4, seed=seed)
+        libo = optuna.create_study(
+            storage=storage,
+            sampler=LIBOSampler("f", seed=seed, n_trials=12),
+            direction="maximize",
+        )
+        libo.optimize(sparse_objective(cs[4]), n_trials=12)
+        gp = optuna.create_study(sampler=GPUCBSampler(seed=seed), direction="maximize")
+        gp.optimize(sparse_objective(cs[4]), n_trials=12)
+        wins += libo.best_value > gp.best_value
+        gaps.append((libo.best_value, gp.best_value))
+    assert wins >= 6, gaps  # measured 7/8
+
+
+def test_dictionaries_are_bounded_named_kernels():
+    space = SearchSpace([Float("x", 0.0, 1.0), Categorical("k", ("a", "b", "c"))])
+    X = np.random.default_rng(0).uniform(size=(20, 4))
+    X[:, 1:] = np.eye(3)[np.arange(20) % 3]
+    se = SEDictionary(space)
+    assert se.names == ("x@0.1", "x@0.3", "k") and se.params == ("x", "x", "k")
+    for j in range(se.n_kernels):
+        K = se.kernel([j])(X)
+        np.testing.assert_allclose(np.diag(K), 1.0, atol=1e-9)  # k(u, u) = 1
+    r = X[:5, 0, None] - X[:5, 0]
+    np.testing.assert_allclose(se.kernel([1])(X[:5]), np.exp(-(r**2) / (2 * 0.3**2)), atol=1e-5)
+    cos = CosineDictionary(space, n_frequencies=3)
+    assert cos.names == ("x:cos(1 pi u)", "x:cos(2 pi u)", "x:cos(3 pi u)", "k")
+    assert np.all(np.abs(cos.feature_map(X)) <= 1.0)
+    sampler = LIBOSampler("f", seed=0, n_trials=8, base_kernels=CosineDictionary)
+    storage, cs = family_storage(2, seed=6)
+    study = optuna.create_study(storage=storage, sampler=sampler, direction="maximize")
+    study.optimize(sparse_objective(cs[2]), n_trials=8)
+    assert sampler.family_kernel(study).names[0] == "a:cos(1 pi u)"
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"family": ""},
+        {"n_trials": 0},
+        {"n_trials": 2.5},
+        {"lam": 0.0},
+        {"omega": -1.0},
+        {"noise_var": float("nan")},
+        {"on_mismatch": "ignore"},
+        {"beta": 0.0},
+    ],
+)
+def test_invalid_arguments(kwargs):
+    args = {"family": "f", "n_trials": 10} | kwargs
+    with pytest.raises(ValueError):
+        LIBOSampler(args.pop("family"), **args)
+
+
+def test_join_family_rejects_another_family():
+    study = optuna.create_study()
+    join_family(study, "f")
+    join_family(study, "f")
+    with pytest.raises(ValueError, match="belongs to family 'f'"):
+        join_family(study, "g")
+    with pytest.raises(ValueError):
+        join_family(study, "")
+
+
+def test_example_runs_with_a_tiny_budget(tmp_path, capsys):
+    import importlib.util
+
+    path = ROOT / "examples" / "optuna_lifelong.py"
+    spec = importlib.util.spec_from_file_location("optuna_lifelong", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FamilyMismatchWarning)
+        best = module.main(["--n-trials", "3", "--storage", f"sqlite:///{tmp_path / 'f.db'}"])
+    assert len(best) == len(module.PAIRS) and all(0.5 < b <= 1.0 for b in best)
+    out = capsys.readouterr().out
+    assert "study 1" in out and "study 5" in out
