@@ -5,6 +5,8 @@ Everything is a module-level function so that spawned workers find it by import.
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 
 import numpy as np
@@ -17,6 +19,7 @@ from kernelbandits.problems.base import FunctionProblem, Problem
 SMALL_ID = "test-small"
 FAILING_ID = "test-failing"
 SLOW_ID = "test-slow"
+CRASH_ID = "test-crash"
 
 
 def bump_problem(seed: int) -> Problem:
@@ -76,6 +79,20 @@ def sleepy_policy(problem: Problem, seed: int) -> Policy:
     return SleepyRandomPolicy(problem.domain, seed=seed)
 
 
+class SelfKillingPolicy(RandomPolicy):
+    """Kills its own process in round 3 (as the out-of-memory killer would)."""
+
+    name = "SelfKilling"
+
+    def _update(self, x: np.ndarray, y: float) -> None:
+        if self.n_observations == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def self_killing_policy(problem: Problem, seed: int) -> Policy:
+    return SelfKillingPolicy(problem.domain, seed=seed)
+
+
 def exploding_policy(problem: Problem, seed: int) -> Policy:
     return ExplodingPolicy(problem.domain, seed=seed)
 
@@ -127,6 +144,20 @@ SLOW = _register(
         n_seeds=12,
         quick_horizon=40,
         quick_seeds=12,
+        reference="tests",
+    )
+)
+
+CRASH = _register(
+    ExperimentSpec(
+        id=CRASH_ID,
+        title="test: a run kills its worker process",
+        make_problem=bump_problem,
+        policies={"Random": random_policy, "SelfKilling": self_killing_policy},
+        horizon=6,
+        n_seeds=2,
+        quick_horizon=6,
+        quick_seeds=2,
         reference="tests",
     )
 )

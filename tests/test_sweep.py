@@ -240,3 +240,16 @@ def test_cli_export_writes_the_table(tmp_path, capsys) -> None:
     assert main(["export", str(tmp_path), "--to", str(tmp_path / "r.csv"), "--table", "runs"]) == 0
     assert (tmp_path / "r.csv").read_text().startswith("experiment,policy,seed,horizon,status")
     assert main(["export", str(tmp_path / "nothing"), "--to", str(tmp_path / "x.csv")]) == 2
+
+
+def test_a_worker_that_dies_breaks_no_sweep_its_runs_are_failed_and_retried(tmp_path) -> None:
+    # never run this spec serially: its policy kills the process it runs in
+    result = run_sweep([_specs.CRASH_ID], tmp_path, backend="processes", n_jobs=2)
+    with ResultsStore(tmp_path / "results.sqlite") as store:
+        records = store.runs(_specs.CRASH_ID)
+    assert len(records) == 4  # every run recorded, none lost, and the sweep returned
+    killed = [r for r in records if r.policy == "SelfKilling"]
+    assert all(r.status == "failed" and "terminated abruptly" in (r.error or "") for r in killed)
+    assert result.n_failed >= 2
+    again = run_sweep([_specs.CRASH_ID], tmp_path, backend="processes", n_jobs=2)
+    assert again.n_executed == result.n_failed  # the failed runs are retried

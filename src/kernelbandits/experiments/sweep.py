@@ -9,7 +9,9 @@ experiment gets its regret plot ``out_dir/<id>.png`` and its summary ``out_dir/<
 Backends (the results come back to this process, which alone writes the store):
 
 - ``"serial"``: in this process, one run after another.
-- ``"processes"``: a pool of ``spawn`` ed local worker processes (the default; no set-up).
+- ``"processes"``: a pool of ``spawn`` ed local worker processes (the default; no set-up). If a
+  worker dies (killed, out of memory) the pool breaks: the runs not finished are recorded as
+  failed with that error and the next sweep retries them.
 - ``"dask"``: a Dask cluster (extra ``dask``): a ``LocalCluster`` of ``workers`` single-threaded
   worker processes, or the existing cluster whose scheduler is at ``scheduler``
   (``tcp://host:port``).
@@ -33,6 +35,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, replace
 from os import PathLike
 from pathlib import Path
@@ -186,10 +189,6 @@ def _init_pool_worker(parent: int) -> None:
     _watch_parent(parent)
 
 
-def _pool_task(item: tuple[RunKey, str]) -> RunResult:
-    return worker_task(*item)
-
-
 # -- backends ---------------------------------------------------------------------------------
 def _serial(todo: list[RunKey], specs: dict[str, ExperimentSpec]) -> Iterator[RunResult]:
     from threadpoolctl import threadpool_limits
@@ -206,14 +205,24 @@ def _processes(
     todo: list[RunKey], specs: dict[str, ExperimentSpec], n_jobs: int
 ) -> Iterator[RunResult]:
     ctx = multiprocessing.get_context("spawn")
-    items = [(key, specs[key.experiment].module) for key in todo]
-    pool = ctx.Pool(n_jobs, initializer=_init_pool_worker, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(
+        n_jobs, mp_context=ctx, initializer=_init_pool_worker, initargs=(os.getpid(),)
+    )
+    futures = {pool.submit(worker_task, k, specs[k.experiment].module): k for k in todo}
+    finished = False
     try:
-        yield from pool.imap_unordered(_pool_task, items, chunksize=1)
-        pool.close()
+        for future in as_completed(futures):
+            try:
+                yield future.result()
+            except Exception as exc:  # a worker died (killed, out of memory): the pool is broken
+                yield RunResult(futures[future], None, _error_text(exc), float("nan"))
+        finished = True
     finally:
-        pool.terminate()  # on an interruption, do not wait for the runs in flight
-        pool.join()
+        if not finished:  # interrupted: stop the runs in flight instead of waiting for them
+            workers = getattr(pool, "_processes", None) or {}  # pid -> Process (CPython)
+            for process in list(workers.values()):
+                process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _dask_client(workers: int | None, scheduler: str | None) -> tuple[object, object | None]:
