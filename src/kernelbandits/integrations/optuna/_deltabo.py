@@ -101,6 +101,9 @@ class _Source:
     distributions: dict[str, BaseDistribution] | None  # None: unknown (array form without them)
     direction: Direction | None  # None: taken to be the target's
     what: str  # "source study", "source trials", "source arrays"
+    #: every (name, distribution) some source observation holds: also the conditional ones and
+    #: those whose range changed, which the intersection ``distributions`` leaves out
+    seen: frozenset[tuple[str, BaseDistribution]] = frozenset()
 
 
 def _finite(value: Any) -> bool:
@@ -131,6 +134,7 @@ def _from_trials(trials: Sequence[FrozenTrial], direction: Direction | None, wha
         distributions=dists,
         direction=direction,
         what=what,
+        seen=frozenset((n, d) for t in done for n, d in t.distributions.items()),
     )
 
 
@@ -240,7 +244,11 @@ class DeltaBOSampler(GPUCBSampler):
     to the source, a different distribution (range, ``log``, choices, type), a source value
     outside the target's distribution (arrays without distributions), or a different direction.
     The check runs when the target's relative search space is known, i.e. at the first
-    model-based proposal after a target trial has completed.
+    model-based proposal after a target trial has completed. A target parameter outside the
+    source's intersection search space that some source trial holds with the same distribution
+    (a conditional parameter, or one whose range changed, in the source too) is no mismatch: it
+    is left out of the model and sampled independently, with the
+    :class:`~kernelbandits.integrations.optuna.IndependentSamplingWarning`.
 
     Everything else (pending trials, failed trials, resuming from the storage, dynamic
     parameters, ``step`` distributions refused) is as in :class:`GPUCBSampler`; the sampler is
@@ -402,9 +410,21 @@ class DeltaBOSampler(GPUCBSampler):
         """The source's search space before any target trial completes (``n_startup_trials=0``),
         then as :class:`GPUCBSampler`."""
         self._check_single_objective(study)
-        if self._n_startup_trials == 0 and self._n_complete(study) == 0:
+        if self._n_startup_trials == 0 and self._n_complete(study, trial) == 0:
             return dict(self._source.distributions or {})
-        return super().infer_relative_search_space(study, trial)
+        space = super().infer_relative_search_space(study, trial)
+        # a parameter outside the source's intersection that the source *has* observed with
+        # this distribution is conditional (or changed range) there too, not a mismatch: leave
+        # it to the independent sampler (with its warning), as GPUCBSampler does once the
+        # target's own intersection drops it
+        src = self._source
+        if src.distributions is not None:
+            space = {
+                name: dist
+                for name, dist in space.items()
+                if name in src.distributions or (name, dist) not in src.seen
+            }
+        return space
 
     def _make_policy(
         self,

@@ -66,7 +66,9 @@ class GPUCBSampler(BaseSampler):
       (one-hot). A ``FloatDistribution`` with ``step`` or an ``IntDistribution`` with
       ``step != 1`` is **refused** with ``ValueError`` at its first suggestion (a discretised
       float would silently change what the GP models; suggest an integer index instead).
-    * **Startup.** Until ``n_startup_trials`` trials are COMPLETE, every parameter is drawn by
+    * **Startup.** Until ``n_startup_trials`` trials are COMPLETE (counted as of the trial's
+      start, so a trial that another thread completes meanwhile does not change the decision
+      halfway through a trial), every parameter is drawn by
       the independent sampler (the relative space is not even known before the first trial
       finishes). The default draw depends only on the seed and on the trial's *slot*, the number
       of earlier trials that are not FAIL, so a trial that failed (or was killed and marked FAIL)
@@ -135,8 +137,20 @@ class GPUCBSampler(BaseSampler):
                 "kernelbandits.integrations.optuna.MultiTaskSampler"
             )
 
-    def _n_complete(self, study: Study) -> int:
-        return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+    def _n_complete(self, study: Study, trial: FrozenTrial) -> int:
+        """COMPLETE trials that had finished when ``trial`` started.
+
+        Counting them as of the trial's start (not "now") makes the startup decision one fact per
+        trial: with ``optimize(n_jobs > 1)`` another thread may complete a trial between this
+        trial's :meth:`infer_relative_search_space` and its :meth:`sample_independent` calls, and
+        a parameter drawn at random during startup must not then be warned about. Sequentially
+        (and on resume) every earlier trial finished before this one started: all are counted.
+        """
+        done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        start = trial.datetime_start
+        if start is None:  # not started (a WAITING trial handed over by hand): count them all
+            return len(done)
+        return sum(1 for t in done if t.datetime_complete is None or t.datetime_complete <= start)
 
     def _make_policy(
         self,
@@ -160,7 +174,7 @@ class GPUCBSampler(BaseSampler):
     ) -> dict[str, BaseDistribution]:
         """Optuna's intersection search space, or ``{}`` during the startup trials."""
         self._check_single_objective(study)
-        if self._n_complete(study) < self._n_startup_trials:
+        if self._n_complete(study, trial) < self._n_startup_trials:
             return {}
         space = intersection_search_space(study.get_trials(deepcopy=False))
         return {name: dist for name, dist in space.items() if not dist.single()}
@@ -203,7 +217,10 @@ class GPUCBSampler(BaseSampler):
         self._check_single_objective(study)
         if not param_distribution.single():
             _param_from_distribution(param_name, param_distribution)  # refuse early, clearly
-        if self._n_complete(study) >= self._n_startup_trials and param_name not in self._warned:
+        if (
+            self._n_complete(study, trial) >= self._n_startup_trials
+            and param_name not in self._warned
+        ):
             self._warned.add(param_name)
             sampler_name = type(self._independent_sampler or RandomSampler()).__name__
             warnings.warn(
