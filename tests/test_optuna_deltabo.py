@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 optuna = pytest.importorskip("optuna")
@@ -185,3 +186,111 @@ def test_example_runs_with_a_tiny_budget(tmp_path):
     args = [sys.executable, str(script), "--n-trials", "3", "--storage", storage]
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, check=True)
     assert "target" in out.stdout
+
+
+def _dense_posteriors(Xs, ys, Xt, yt, Xq):
+    """Both models of ``f = g + delta`` by dense solves with scikit-learn's kernels (an
+    independent reference): the defaults ``k_g = Matern-5/2(0.2)``, ``k_delta = 0.25 SE(0.1) +
+    1``, source noise 1e-2, target noise 1e-3; returns ``{model: (mean, sd)}`` at ``Xq``."""
+    from sklearn.gaussian_process.kernels import RBF as SkRBF
+    from sklearn.gaussian_process.kernels import Matern as SkMatern
+
+    kg = SkMatern(length_scale=0.2, nu=2.5)
+
+    def kd(A, B):
+        return 0.25 * SkRBF(length_scale=0.1)(A, B) + 1.0
+
+    # the exact joint posterior: y_s = g + e_s, y_t = g + delta + e_t
+    K = np.block([[kg(Xs, Xs), kg(Xs, Xt)], [kg(Xt, Xs), kg(Xt, Xt) + kd(Xt, Xt)]])
+    K += np.diag(np.r_[np.full(len(Xs), 1e-2), np.full(len(Xt), 1e-3)])
+    Kq = np.hstack([kg(Xq, Xs), kg(Xq, Xt) + kd(Xq, Xt)])
+    prior = kg.diag(Xq) + 1.25
+    joint = (
+        Kq @ np.linalg.solve(K, np.r_[ys, yt]),
+        prior - np.einsum("ij,ji->i", Kq, np.linalg.solve(K, Kq.T)),
+    )
+    # Alg. 1: source posterior of g, then delta on the residuals with noise var_g(x_i) + 1e-3
+    Ks = kg(Xs, Xs) + 1e-2 * np.eye(len(Xs))
+
+    def g_post(X):
+        k = kg(X, Xs)
+        return k @ np.linalg.solve(Ks, ys), kg.diag(X) - np.einsum(
+            "ij,ji->i", k, np.linalg.solve(Ks, k.T)
+        )
+
+    mg_t, vg_t = g_post(Xt)
+    Kd = kd(Xt, Xt) + np.diag(vg_t + 1e-3)
+    kq = kd(Xq, Xt)
+    mg_q, vg_q = g_post(Xq)
+    mu_d = kq @ np.linalg.solve(Kd, yt - mg_t)
+    var_d = 1.25 - np.einsum("ij,ji->i", kq, np.linalg.solve(Kd, kq.T))
+    return {
+        "joint": (joint[0], np.sqrt(joint[1])),
+        "deltabo": (mg_q + mu_d, np.sqrt(vg_q + var_d)),
+    }
+
+
+@pytest.mark.parametrize("model", ["joint", "deltabo"])
+def test_models_match_dense_references(model):
+    """The sampler's posterior (rebuilt as for a proposal, in the campaign's scale) equals the
+    dense closed forms of its model, on the source's standardised scale."""
+    from kernelbandits.campaign import Campaign, Trial
+    from kernelbandits.integrations.optuna._common import search_space_from_distributions
+
+    rng = np.random.default_rng(0)
+    dists = {n: optuna.distributions.FloatDistribution(0.0, 1.0) for n in ("a", "b")}
+    Xs, Xt, Xq = rng.random((25, 2)), rng.random((6, 2)), rng.random((40, 2))
+    vs = np.sin(4 * Xs[:, 0]) + Xs[:, 1]
+    vt = np.sin(4 * Xt[:, 0]) + 1.2 * Xt[:, 1] + 0.3
+    source = {
+        "params": [{"a": a, "b": b} for a, b in Xs],
+        "values": vs,
+        "distributions": dists,
+    }
+    sampler = DeltaBOSampler(source, seed=0, model=model)
+    study = optuna.create_study(direction="maximize")
+    space = search_space_from_distributions(dists)
+    history = [
+        Trial(i, {"a": a, "b": b}, float(v))
+        for i, ((a, b), v) in enumerate(zip(Xt, vt, strict=True))
+    ]
+    factory = sampler._make_policy(space, study, dists, history)
+    camp = Campaign.from_trials(space, history, factory, seed=0, n_initial=0)
+    mu, sd = camp.rebuild_policy().mean_sd(Xq)
+    _, m_t, sd_t = camp.standardized_values()
+    m_s, sd_s = vs.mean(), vs.std()
+    ref_mu, ref_sd = _dense_posteriors(Xs, (vs - m_s) / sd_s, Xt, (vt - m_s) / sd_s, Xq)[model]
+    np.testing.assert_allclose(m_t + sd_t * mu, m_s + sd_s * ref_mu, atol=1e-8)
+    np.testing.assert_allclose(sd_t * sd, sd_s * ref_sd, atol=1e-8)
+
+
+def test_joint_model_is_sure_where_the_target_was_observed_and_alg1_is_not():
+    """Alg. 1's width never drops below ``sigma_g`` (the stall the joint default avoids): at a
+    tried configuration far from every source point, Alg. 1 stays uncertain, the joint model
+    does not."""
+    from kernelbandits.campaign import Campaign, Trial
+    from kernelbandits.integrations.optuna._common import search_space_from_distributions
+
+    dists = {n: optuna.distributions.FloatDistribution(0.0, 1.0) for n in ("a", "b")}
+    Xs = np.random.default_rng(1).random((20, 2)) * 0.5  # the source never saw the far corner
+    source = {
+        "params": [{"a": a, "b": b} for a, b in Xs],
+        "values": Xs.sum(1),
+        "distributions": dists,
+    }
+    history = [Trial(0, {"a": 1.0, "b": 1.0}, 1.5), Trial(1, {"a": 0.2, "b": 0.2}, 0.4)]
+    space = search_space_from_distributions(dists)
+    sd_at = {}
+    for model in ("joint", "deltabo"):
+        sampler = DeltaBOSampler(source, model=model)
+        factory = sampler._make_policy(
+            space, optuna.create_study(direction="maximize"), dists, history
+        )
+        policy = Campaign.from_trials(space, history, factory, n_initial=0).rebuild_policy()
+        sd_at[model] = float(policy.mean_sd(np.array([[1.0, 1.0]]))[1][0])
+    assert sd_at["joint"] < 0.1 * sd_at["deltabo"]
+
+
+def test_unknown_model_is_refused():
+    with pytest.raises(ValueError, match="model"):
+        DeltaBOSampler({"params": [{"x": 0}], "values": [1.0]}, model="exact")
