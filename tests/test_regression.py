@@ -49,6 +49,24 @@ def test_posterior_equals_sklearn(kernel, sk_kernel):
     np.testing.assert_allclose(var, sd_ref**2, rtol=1e-8, atol=1e-12)
 
 
+def test_chunked_predictions_and_tracker_equal_sklearn(monkeypatch):
+    """Candidates are evaluated in (t, chunk) blocks; with a tiny block budget (256 columns per
+    block, 5 blocks) the predictions and a tracker started late still equal scikit-learn's."""
+    import kernelbandits.regression.gp as gp_module
+
+    monkeypatch.setattr(gp_module, "_CHUNK_BYTES", 8)
+    X, y, Xs = _data(n=80, m=1100)
+    kernel, sk_kernel = KERNEL_PAIRS[0]
+    post = GPPosterior(kernel, noise_var=0.05)
+    post.add_batch(X, y)
+    tracker = post.track(Xs)
+    mean_ref, sd_ref = _sklearn(sk_kernel, X, y, 0.05).predict(Xs, return_std=True)
+    for mean, var in (post.predict(Xs), (tracker.mean, tracker.var)):
+        np.testing.assert_allclose(mean, mean_ref, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(var, sd_ref**2, rtol=1e-8, atol=1e-12)
+    assert len(gp_module._chunks(1100, 80)) == 5
+
+
 @pytest.mark.parametrize(("kernel", "sk_kernel"), KERNEL_PAIRS[:2], ids=IDS[:2])
 def test_heteroscedastic_noise_equals_sklearn_alpha_vector(kernel, sk_kernel):
     X, y, Xs = _data()

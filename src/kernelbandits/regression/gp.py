@@ -37,6 +37,15 @@ from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
 
 _INITIAL_CAPACITY = 64
+#: bytes of the ``(t, chunk)`` block :meth:`GPPosterior.predict` and a new tracker's solve hold at
+#: once: candidates are evaluated in chunks so that memory stays bounded for any ``m``
+_CHUNK_BYTES = 1 << 26
+
+
+def _chunks(m: int, t: int) -> list[slice]:
+    """Column ranges of at most ``_CHUNK_BYTES / (8 t)`` candidates each (>= 256)."""
+    size = max(256, _CHUNK_BYTES // (8 * max(t, 1)))
+    return [slice(a, min(a + size, m)) for a in range(0, m, size)]
 
 
 class GPPosterior:
@@ -165,8 +174,13 @@ class GPPosterior:
         kdiag = self.kernel.diag(Xa)
         if self._t == 0:
             return np.zeros(Xa.shape[0]), kdiag
-        V = self._solve_L(self.kernel(self._X[: self._t], Xa))  # (t, m)
-        return V.T @ self._z[: self._t], np.maximum(kdiag - np.einsum("ij,ij->j", V, V), 0.0)
+        t, m = self._t, Xa.shape[0]
+        mean, var = np.empty(m), np.empty(m)
+        for cols in _chunks(m, t):  # bounded memory: one (t, chunk) block at a time
+            V = self._solve_L(self.kernel(self._X[:t], Xa[cols]))
+            mean[cols] = V.T @ self._z[:t]
+            var[cols] = kdiag[cols] - np.einsum("ij,ij->j", V, V)
+        return mean, np.maximum(var, 0.0)
 
     def mean(self, X: ArrayLike) -> FloatArray:
         """Posterior mean ``mu_t(X)``, shape ``(m,)``."""
@@ -266,8 +280,10 @@ class CandidatePosterior:
         self._index = {row.tobytes(): j for j, row in enumerate(candidates)}
         t, m = posterior.n_observations, candidates.shape[0]
         self._V = np.zeros((max(posterior._cap, t), m))
-        if t:
-            self._V[:t] = posterior._solve_L(posterior.kernel(posterior._X[:t], candidates))
+        for cols in _chunks(m, t) if t else []:
+            self._V[:t, cols] = posterior._solve_L(
+                posterior.kernel(posterior._X[:t], candidates[cols])
+            )
         self._mean = self._V[:t].T @ posterior._z[:t]
         self._var = self._kdiag - np.einsum("ij,ij->j", self._V[:t], self._V[:t])
 
