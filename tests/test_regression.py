@@ -225,3 +225,24 @@ def test_fitting_reaches_sklearn_optimum():
     assert log_marginal_likelihood(kernel, X, y, 0.01) > log_marginal_likelihood(
         RBF(0.3), X, y, 0.01
     )
+
+
+@pytest.mark.parametrize("chunks", [[3], [64], [63, 1, 70], [1] * 130, [200, 5]])
+def test_row_blocks_equal_one_array(chunks):
+    """The tracker's row-block storage behaves as one growing ``(t, m)`` array."""
+    from kernelbandits.regression.gp import RowBlocks
+
+    rng = np.random.default_rng(sum(chunks))
+    m = 37
+    store, rows = RowBlocks(m), np.zeros((0, m))
+    for k in chunks:
+        new = rng.standard_normal((k, m))
+        store.append(new)
+        rows = np.vstack([rows, new])
+    W = rng.standard_normal((rows.shape[0], 2))
+    np.testing.assert_allclose(store.left_multiply(W), W.T @ rows, rtol=1e-12)
+    np.testing.assert_array_equal(store.column(5), rows[:, 5])
+    np.testing.assert_array_equal(store.columns(np.array([1, 7, 7])), rows[:, [1, 7, 7]])
+    np.testing.assert_allclose(store.column_sq_norms(), (rows**2).sum(0), rtol=1e-12)
+    assert store.n_rows == rows.shape[0]
+    assert store.nbytes <= (rows.shape[0] + RowBlocks.BLOCK_ROWS) * m * 8

@@ -264,6 +264,76 @@ class GPPosterior:
             tracker._reserve(cap)
 
 
+class RowBlocks:
+    """A ``(t, m)`` matrix grown by rows, kept in blocks of ``BLOCK_ROWS`` contiguous rows.
+
+    Appending never copies what is stored (a grown array would copy all of it and, for a moment,
+    hold it twice: 3.2 GB for ``t = 2,000`` rows of ``m = 10^5``), so memory stays within one
+    block of ``t m`` floats. Reading the whole matrix against a vector is one gemv per block, the
+    same single pass over memory as for one array.
+    """
+
+    BLOCK_ROWS = 64
+
+    def __init__(self, m: int) -> None:
+        self.m = int(m)
+        self.n_rows = 0
+        self._blocks: list[FloatArray] = []
+
+    @property
+    def nbytes(self) -> int:
+        return sum(b.nbytes for b in self._blocks)
+
+    def append(self, rows: FloatArray) -> None:
+        """Append ``rows (k, m)``."""
+        first = self.n_rows
+        self.grow(rows.shape[0])
+        self.assign(first, slice(None), rows)
+
+    def grow(self, k: int) -> None:
+        """Add ``k`` rows (uninitialised until :meth:`assign`)."""
+        self.n_rows += int(k)
+        while len(self._blocks) * self.BLOCK_ROWS < self.n_rows:
+            self._blocks.append(np.empty((self.BLOCK_ROWS, self.m)))
+
+    def assign(self, first: int, cols: slice, values: FloatArray) -> None:
+        """``V[first : first + k, cols] = values`` for ``values (k, m')``."""
+        row, end = first, first + values.shape[0]
+        while row < end:
+            b, at = divmod(row, self.BLOCK_ROWS)
+            take = min(self.BLOCK_ROWS - at, end - row)
+            self._blocks[b][at : at + take, cols] = values[row - first : row - first + take]
+            row += take
+
+    def _parts(self) -> list[tuple[int, FloatArray]]:
+        """``(first row, filled rows of the block)`` for every block in use."""
+        size, t = self.BLOCK_ROWS, self.n_rows
+        return [(b * size, blk[: min(size, t - b * size)]) for b, blk in enumerate(self._blocks)]
+
+    def left_multiply(self, W: FloatArray) -> FloatArray:
+        """``W^T V`` for ``W (t, k)``, shape ``(k, m)``: one pass over ``V``."""
+        out = np.zeros((W.shape[1], self.m))
+        for first, blk in self._parts():
+            out += W[first : first + blk.shape[0]].T @ blk
+        return out
+
+    def column(self, j: int) -> FloatArray:
+        """Column ``j``, shape ``(t,)``."""
+        return np.concatenate([blk[:, j] for _, blk in self._parts()] or [np.zeros(0)])
+
+    def columns(self, sel: slice | np.ndarray) -> FloatArray:
+        """The columns ``sel``, shape ``(t, m')``."""
+        parts = [blk[:, sel] for _, blk in self._parts()]
+        return np.vstack(parts) if parts else np.zeros((0, np.arange(self.m)[sel].size))
+
+    def column_sq_norms(self) -> FloatArray:
+        """``sum_i V_ij^2`` for every column, shape ``(m,)``."""
+        out = np.zeros(self.m)
+        for _, blk in self._parts():
+            out += np.einsum("ij,ij->j", blk, blk)
+        return out
+
+
 class CandidatePosterior:
     """Posterior on a fixed candidate set ``X_c (m, d)``, maintained incrementally.
 
@@ -279,13 +349,14 @@ class CandidatePosterior:
         self._kdiag = posterior.kernel.diag(candidates)
         self._index = {row.tobytes(): j for j, row in enumerate(candidates)}
         t, m = posterior.n_observations, candidates.shape[0]
-        self._V = np.zeros((max(posterior._cap, t), m))
-        for cols in _chunks(m, t) if t else []:
-            self._V[:t, cols] = posterior._solve_L(
-                posterior.kernel(posterior._X[:t], candidates[cols])
+        self._V = RowBlocks(m)
+        self._V.grow(t)
+        for cols in _chunks(m, t) if t else []:  # bounded temporaries: one (t, chunk) block
+            self._V.assign(
+                0, cols, posterior._solve_L(posterior.kernel(posterior._X[:t], candidates[cols]))
             )
-        self._mean = self._V[:t].T @ posterior._z[:t]
-        self._var = self._kdiag - np.einsum("ij,ij->j", self._V[:t], self._V[:t])
+        self._mean = self._V.left_multiply(posterior._z[:t, None])[0]
+        self._var = self._kdiag - self._V.column_sq_norms()
 
     @property
     def mean(self) -> FloatArray:
@@ -303,12 +374,12 @@ class CandidatePosterior:
 
     def column(self, j: int) -> FloatArray:
         """``L^{-1} k_t(x_j)``, shape ``(t,)``."""
-        return self._V[: self._post.n_observations, j].copy()
+        return self._V.column(j)
 
     def cov(self, idx: ArrayLike | None = None) -> FloatArray:
         """Posterior covariance on the candidates (or the subset ``idx``), shape ``(m', m')``."""
         sel = slice(None) if idx is None else np.asarray(idx)
-        Xs, Vs = self.X[sel], self._V[: self._post.n_observations][:, sel]
+        Xs, Vs = self.X[sel], self._V.columns(sel)
         return self._post.kernel(Xs) - Vs.T @ Vs
 
     def sample(
@@ -319,18 +390,13 @@ class CandidatePosterior:
         return sample_gaussian(self._mean[sel], self.cov(idx), n_samples, rng)
 
     def _reserve(self, cap: int) -> None:
-        if cap > self._V.shape[0]:
-            V = np.zeros((cap, self._V.shape[1]))
-            V[: self._V.shape[0]] = self._V
-            self._V = V
+        """Nothing to reserve: the rows live in blocks that are added as needed."""
 
     def _extend(self, Xn: FloatArray, L21t: FloatArray, L22: FloatArray, z2: FloatArray) -> None:
         """Append the rows of ``V`` for ``n`` new points (block forward substitution)."""
-        t, n = self._post.n_observations, Xn.shape[0]
-        self._reserve(t + n)
-        rhs = self._post.kernel(Xn, self.X) - L21t.T @ self._V[:t]  # (n, m)
-        Vn = rhs / L22[0, 0] if n == 1 else solve_triangular(L22, rhs, lower=True)
-        self._V[t : t + n] = Vn
+        rhs = self._post.kernel(Xn, self.X) - self._V.left_multiply(L21t)  # (n, m)
+        Vn = rhs / L22[0, 0] if Xn.shape[0] == 1 else solve_triangular(L22, rhs, lower=True)
+        self._V.append(Vn)
         self._mean += Vn.T @ z2
         self._var -= np.einsum("ij,ij->j", Vn, Vn)
 
