@@ -49,7 +49,7 @@ from kernelbandits._validation import (
     check_positive,
 )
 from kernelbandits.kernels.multitask import SeparableSum, check_multitask_kernel
-from kernelbandits.regression.gp import CandidatePosterior, GPPosterior
+from kernelbandits.regression.gp import CandidatePosterior, GPPosterior, RowBlocks
 
 _INITIAL_CAPACITY = 32
 Method = Literal["auto", "block", "decoupled"]
@@ -242,10 +242,10 @@ class BlockCandidates(VectorCandidates):
         self.X.setflags(write=False)
         self._index = {row.tobytes(): j for j, row in enumerate(candidates)}
         m, n, N = candidates.shape[0], post._n, post._t * post._n
-        self._V = np.zeros((max(post._cap * n, N), m * n))
+        self._V = RowBlocks(m * n)  # grown by n rows per observation, never copied
         mean, cov = post._predict(candidates)
         if N:
-            self._V[:N] = post._solve_L(post.kernel.gram(post._X[: post._t], candidates))
+            self._V.append(post._solve_L(post.kernel.gram(post._X[: post._t], candidates)))
         self._mean, self._cov = mean, cov
 
     @property
@@ -261,21 +261,18 @@ class BlockCandidates(VectorCandidates):
 
     def block_column(self, j: int) -> FloatArray:
         """``L^{-1} G_t(x_j)``, shape ``(N, n)``."""
-        n, N = self._post._n, self._post._t * self._post._n
-        return self._V[:N, j * n : (j + 1) * n].copy()
+        n = self._post._n
+        return self._V.columns(slice(j * n, (j + 1) * n))
 
     def _reserve(self, rows: int) -> None:
-        if rows > self._V.shape[0]:
-            V = np.zeros((rows, self._V.shape[1]))
-            V[: self._V.shape[0]] = self._V
-            self._V = V
+        """Nothing to reserve: the rows live in blocks that are added as needed."""
 
     def _extend(self, x: FloatArray, L21t: FloatArray, L22: FloatArray, z2: FloatArray) -> None:
         post = self._post
-        n, N, m = post._n, post._t * post._n, self.X.shape[0]
-        rhs = post.kernel.gram(x[None, :], self.X) - L21t.T @ self._V[:N]  # (n, m n)
+        n, m = post._n, self.X.shape[0]
+        rhs = post.kernel.gram(x[None, :], self.X) - self._V.left_multiply(L21t)  # (n, m n)
         Vn = solve_triangular(L22, rhs, lower=True)
-        self._V[N : N + n] = Vn
+        self._V.append(Vn)
         self._mean += (Vn.T @ z2).reshape(m, n)
         Vb = Vn.reshape(n, m, n)
         self._cov -= np.einsum("kia,kib->iab", Vb, Vb)
