@@ -123,6 +123,16 @@ def test_mtbkb_with_every_point_in_the_dictionary_is_mtkb():
     assert sketch.log_det_sum == pytest.approx(exact.posterior.log_det_sum, rel=1e-6)
 
 
+def test_mtkb_without_caches_plays_the_same_rounds():
+    """``method="eigen"`` (no candidate caches) is the same exact posterior: same proposals,
+    same scores and the same Thm 2 radius as the cached ICM fast path."""
+    problem = _problem()
+    cached = run(MTKB(GRID, ICM4, CHEB, b=2.0, seed=3), problem, 15, seed=1)
+    light = run(MTKB(GRID, ICM4, CHEB, b=2.0, seed=3, method="eigen"), problem, 15, seed=1)
+    np.testing.assert_array_equal(light.X, cached.X)
+    np.testing.assert_allclose(light.regret, cached.regret, atol=1e-12)
+
+
 def test_mtbkb_dictionary_stays_small_with_theorem_3_q():
     pol = MTBKB(GRID, ICM4, CHEB, horizon=200, seed=1)
     prob = _problem()

@@ -18,6 +18,7 @@ from kernelbandits.regression.gp import GPPosterior
 from kernelbandits.regression.multitask import (
     BlockPosterior,
     DecoupledPosterior,
+    EigenPosterior,
     VectorPosterior,
     batch_posterior,
     vector_posterior,
@@ -82,6 +83,7 @@ def run(request: pytest.FixtureRequest) -> Run:
     posts: dict[str, VectorPosterior] = {
         "decoupled": DecoupledPosterior(kernel, ETA, 1),
         "block": BlockPosterior(kernel, ETA, 1),
+        "eigen": EigenPosterior(kernel, ETA, 1),
     }
     trackers = {name: post.track(GRID) for name, post in posts.items()}
     late: dict[str, object] = {}
@@ -113,7 +115,7 @@ def test_decoupled_equals_block_through_predict(run):
     np.testing.assert_allclose(dec.spectral_norm(GRID), blk.spectral_norm(GRID), rtol=0, atol=1e-8)
 
 
-@pytest.mark.parametrize("name", ["decoupled", "block"])
+@pytest.mark.parametrize("name", ["decoupled", "block", "eigen"])
 def test_incremental_posterior_equals_batch(run, name):
     post, tracker, late = run.posts[name], run.trackers[name], run.late_trackers[name]
     assert post.n_observations == len(run.X)
@@ -137,7 +139,7 @@ def test_incremental_posterior_equals_batch(run, name):
     np.testing.assert_allclose(cov, cov_ref, rtol=0, atol=1e-8)
 
 
-@pytest.mark.parametrize("name", ["decoupled", "block"])
+@pytest.mark.parametrize("name", ["decoupled", "block", "eigen"])
 def test_add_returns_the_task_cov_before_the_observation(run, name):
     befores = run.befores[name]
     np.testing.assert_allclose(befores[0], run.kernel.diag_blocks(run.X[:1])[0], rtol=1e-14)
@@ -146,7 +148,7 @@ def test_add_returns_the_task_cov_before_the_observation(run, name):
         np.testing.assert_allclose(befores[t - 1], cov[0], rtol=0, atol=1e-8)
 
 
-@pytest.mark.parametrize("name", ["decoupled", "block"])
+@pytest.mark.parametrize("name", ["decoupled", "block", "eigen"])
 def test_log_det_sum_is_the_information_gain(run, name):
     post = run.posts[name]
     from_befores = sum(_log_det(b) for b in run.befores[name])
@@ -154,6 +156,34 @@ def test_log_det_sum_is_the_information_gain(run, name):
     whole = _log_det(run.kernel.gram(run.X))
     assert post.log_det_sum == pytest.approx(from_befores, rel=1e-10)
     assert post.log_det_sum == pytest.approx(whole, rel=1e-9)
+
+
+def test_eigen_path_in_small_chunks_keeps_no_cache(run, monkeypatch):
+    """The cache-free path evaluated 256 candidates at a time (tiny block budget) equals the
+    dense reference on 1,001 candidates, and its view re-reads after every observation."""
+    import kernelbandits.regression.gp as gp_module
+
+    monkeypatch.setattr(gp_module, "_CHUNK_BYTES", 8)
+    fine = np.linspace(0.0, 1.0, 1001)[:, None]
+    post = EigenPosterior(run.kernel, ETA, 1)
+    view = post.track(fine)
+    for x, y in zip(run.X[:-1], run.Y[:-1], strict=True):
+        post.add(x, y)
+    before = view.task_var.copy()
+    post.add(run.X[-1], run.Y[-1])
+    mu_ref, cov_ref = batch_posterior(run.kernel, ETA, run.X, run.Y, fine)
+    np.testing.assert_allclose(view.mean, mu_ref, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(view.task_var, np.diagonal(cov_ref, axis1=1, axis2=2), atol=1e-8)
+    np.testing.assert_allclose(view.spectral_norm, _spectral(cov_ref), rtol=0, atol=1e-8)
+    assert np.all(view.task_var <= before + 1e-12)
+
+
+def test_eigen_path_needs_a_shared_kernel():
+    kernel = IndependentTasks([RBF(0.2), RBF(0.5)])
+    with pytest.raises(ValueError, match="shared-kernel"):
+        vector_posterior(kernel, ETA, 1, method="eigen")
+    with pytest.raises(ValueError, match="eigen"):
+        vector_posterior(kernel, ETA, 1, method="cholesky")
 
 
 def test_one_task_equals_sklearn():

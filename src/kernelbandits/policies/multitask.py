@@ -34,8 +34,8 @@ from kernelbandits.policies.beta import IGPUCBBeta
 from kernelbandits.policies.vector import DEFAULT_N_WEIGHTS, ScalarizedUCB
 from kernelbandits.regression.multitask import (
     DecoupledPosterior,
-    Method,
     VectorCandidates,
+    VectorMethod,
     spectral_norms,
     vector_posterior,
 )
@@ -51,7 +51,7 @@ class _ExactModelUCB(ScalarizedUCB):
         kernel: SeparableSum,
         scalarization: Scalarization,
         eta: float,
-        method: Method,
+        method: VectorMethod,
         n_weights: int,
         random_scalarization: bool,
         lipschitz: float,
@@ -95,7 +95,9 @@ class MTKB(_ExactModelUCB):
     delta : confidence level in (0, 1) (default 0.1).
     beta : a fixed radius instead of Thm 2 (``None``: Thm 2).
     method : ``"auto"`` (ICM fast path when the kernel allows, App. A.2), ``"block"`` (eq. 1-2
-        for any kernel) or ``"decoupled"``.
+        for any kernel), ``"decoupled"``, or ``"eigen"`` (ICM without candidate caches:
+        bounded memory for large grids and many tasks, slower rounds; see
+        :class:`~kernelbandits.regression.multitask.EigenPosterior`).
     n_weights, random_scalarization, lipschitz, seed : see :class:`ScalarizedUCB`.
     """
 
@@ -111,7 +113,7 @@ class MTKB(_ExactModelUCB):
         noise_std: float = 0.1,
         delta: float = 0.1,
         beta: float | None = None,
-        method: Method = "auto",
+        method: VectorMethod = "auto",
         n_weights: int = DEFAULT_N_WEIGHTS,
         random_scalarization: bool = False,
         lipschitz: float = 1.0,

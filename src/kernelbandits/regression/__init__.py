@@ -12,6 +12,7 @@ from kernelbandits.regression.likelihood import fit_hyperparameters, log_margina
 from kernelbandits.regression.multitask import (
     BlockPosterior,
     DecoupledPosterior,
+    EigenPosterior,
     VectorPosterior,
     batch_posterior,
     vector_posterior,
@@ -35,6 +36,7 @@ __all__ = [
     "CandidatePosterior",
     "DecoupledNystromPosterior",
     "DecoupledPosterior",
+    "EigenPosterior",
     "GPPosterior",
     "NystromEmbedding",
     "NystromPosterior",

@@ -11,7 +11,7 @@ Notation (shapes):
     task cov     Gamma_t(x, x) = Gamma(x, x) - G_t(x)^T (G_t + eta I)^{-1} G_t(x)      (eq. 2), (n, n)
     norm         ||Gamma_t(x, x)||, the spectral norm (largest eigenvalue; the matrix is PSD)
 
-Two implementations of one interface (:class:`VectorPosterior`):
+Three implementations of one interface (:class:`VectorPosterior`):
 
 * :class:`BlockPosterior` — any :class:`~kernelbandits.kernels.multitask.SeparableSum`. A round
   extends ``L`` by one block row of ``n`` rows (block Cholesky, O(n N^2); O(n N) rows come from a
@@ -27,7 +27,12 @@ Two implementations of one interface (:class:`VectorPosterior`):
   with tracked candidates), so a round costs O(r (t^2 + m t)) instead of the paper's O(t^3)
   eigen-decomposition of ``K_t`` — and O((n t)^3) for the block form.
 
-Both return, from :meth:`VectorPosterior.add`, the task covariance *before* the observation,
+* :class:`EigenPosterior` — shared-kernel decouplings (ICM) without candidate caches: one
+  eigen-decomposition of ``K_t`` per round serves every direction (the Kronecker structure), and
+  candidates are evaluated in bounded chunks, so memory stays ``O(t^2)`` plus one block for any
+  ``m`` and ``n``; a round costs ``O(t^3 + t^2 m + r t m)``. For caches that would not fit.
+
+All return, from :meth:`VectorPosterior.add`, the task covariance *before* the observation,
 ``Gamma_{t-1}(x_t, x_t)``, whose ``log det(I_n + Gamma_{t-1}(x_t, x_t) / eta)`` accumulates into
 the MT-KB confidence radius (Thm 2); :attr:`VectorPosterior.log_det_sum` keeps that sum.
 """
@@ -49,10 +54,12 @@ from kernelbandits._validation import (
     check_positive,
 )
 from kernelbandits.kernels.multitask import SeparableSum, check_multitask_kernel
-from kernelbandits.regression.gp import CandidatePosterior, GPPosterior, RowBlocks
+from kernelbandits.regression.gp import CandidatePosterior, GPPosterior, RowBlocks, _chunks
 
 _INITIAL_CAPACITY = 32
 Method = Literal["auto", "block", "decoupled"]
+#: :func:`vector_posterior`'s methods: also ``"eigen"``, the cache-free ICM path
+VectorMethod = Literal["auto", "block", "decoupled", "eigen"]
 
 
 def spectral_norms(task_cov: FloatArray) -> FloatArray:
@@ -361,19 +368,130 @@ class DecoupledCandidates(VectorCandidates):
         return np.max(self._stack("var"), axis=1)  # eq. (7)
 
 
+# -- the cache-free Kronecker path (ICM, bounded memory) --------------------------------------
+class EigenPosterior(VectorPosterior):
+    """The exact posterior of a shared-kernel decoupling (ICM) without candidate caches.
+
+    ``Gamma = k sum_r xi_r u_r u_r^T`` and every task is observed at each ``x``, so the Gram
+    matrix is ``K_t (x) B`` and one eigen-decomposition ``K_t = Q diag(lambda) Q^T`` serves
+    every direction (the Kronecker structure; App. A.2's ``O(t^3)`` route): with
+    ``w(x) = Q^T k_t(x)`` and ``Y^r = Y_t u_r``,
+
+        ``mu^r_t(x)      = sum_j xi_r (Q^T Y^r)_j w_j(x) / (xi_r lambda_j + eta)``
+        ``sigma^r_t(x)^2 = xi_r k(x, x) - sum_j xi_r^2 w_j(x)^2 / (xi_r lambda_j + eta)``
+
+    (eq. 6-7 then recombine the directions). Nothing of size ``t x m`` is kept: candidates are
+    evaluated in chunks of bounded size, so memory is ``O(t^2)`` plus one ``(t, chunk)`` block
+    whatever ``m`` and ``n``, against ``r t m`` floats for the caches of
+    :class:`DecoupledPosterior`. The price is time: a prediction after a new observation costs
+    ``O(t^3 + t^2 m + r t m)`` (the decomposition is recomputed once per ``t``) instead of the
+    caches' ``O(r t m)``. Use it when the caches do not fit in memory.
+    """
+
+    def __init__(self, kernel: SeparableSum, eta: float, input_dim: int) -> None:
+        super().__init__(kernel, eta, input_dim)
+        split = self.kernel.shared_decoupling()
+        if split is None:
+            raise ValueError(f"{kernel!r} has no shared-kernel decoupling; use BlockPosterior")
+        self.base, self.xi, self.directions = split
+        self._X = np.zeros((0, input_dim))
+        self._coords = np.zeros((0, self.xi.size))  # Y_t U, (t, r)
+        self._eig: tuple[int, FloatArray, FloatArray, FloatArray] | None = None
+
+    def _decomposition(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``lambda (t,)``, ``Q (t, t)`` and ``Q^T Y_t U (t, r)``, recomputed once per ``t``."""
+        if self._eig is None or self._eig[0] != self._t:
+            lam, Q = np.linalg.eigh(self.base(self._X))
+            self._eig = (self._t, np.maximum(lam, 0.0), Q, Q.T @ self._coords)
+        return self._eig[1], self._eig[2], self._eig[3]
+
+    def components(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``mu^r_t`` and ``sigma^r_t(x)^2`` at ``X (m, d)``, each ``(m, r)``."""
+        kdiag = self.base.diag(X)[:, None] * self.xi[None, :]
+        if self._t == 0:
+            return np.zeros_like(kdiag), kdiag
+        lam, Q, QtY = self._decomposition()
+        denom = self.xi[None, :] * lam[:, None] + self.eta  # (t, r)
+        coef_mean = self.xi[None, :] * QtY / denom
+        coef_var = self.xi[None, :] ** 2 / denom
+        mean, var = np.empty_like(kdiag), np.empty_like(kdiag)
+        for cols in _chunks(X.shape[0], self._t):
+            W = Q.T @ self.base(self._X, X[cols])  # (t, chunk)
+            mean[cols] = W.T @ coef_mean
+            var[cols] = kdiag[cols] - (W * W).T @ coef_var
+        return mean, np.maximum(var, 0.0)
+
+    def _add(self, x: FloatArray, y: FloatArray) -> FloatArray:
+        _, var = self.components(x[None, :])
+        before = _recompose_cov(self.directions, var)[0]
+        self._X = np.vstack([self._X, x[None, :]])
+        self._coords = np.vstack([self._coords, (y @ self.directions)[None, :]])
+        self._t += 1
+        return before
+
+    def _predict(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
+        mean, var = self.components(X)
+        return mean @ self.directions.T, _recompose_cov(self.directions, var)
+
+    def spectral_norm(self, X: ArrayLike) -> FloatArray:
+        """Eq. (7): ``max_r sigma^r_t(x)^2``, without the ``(n, n)`` blocks."""
+        return np.max(self.components(as_points(X, "X", self.input_dim))[1], axis=1)
+
+    def track(self, candidates: ArrayLike) -> EigenCandidates:
+        return EigenCandidates(self, as_points(candidates, "candidates", self.input_dim))
+
+
+class EigenCandidates(VectorCandidates):
+    """Candidate view of :class:`EigenPosterior`: recomputed (in chunks) when read after a new
+    observation, nothing cached beyond the ``(m, r)`` components of the last read."""
+
+    def __init__(self, post: EigenPosterior, candidates: FloatArray) -> None:
+        self._post = post
+        self.X = candidates.copy()
+        self.X.setflags(write=False)
+        self._at = -1
+        self._mean = self._var = np.zeros((0, 0))
+
+    def _components(self) -> tuple[FloatArray, FloatArray]:
+        if self._at != self._post.n_observations:
+            self._mean, self._var = self._post.components(self.X)
+            self._at = self._post.n_observations
+        return self._mean, self._var
+
+    @property
+    def mean(self) -> FloatArray:
+        return self._components()[0] @ self._post.directions.T
+
+    @property
+    def task_cov(self) -> FloatArray:
+        return _recompose_cov(self._post.directions, self._components()[1])
+
+    @property
+    def spectral_norm(self) -> FloatArray:
+        return np.max(self._components()[1], axis=1)
+
+    @property
+    def task_var(self) -> FloatArray:
+        """The diagonal of ``Gamma_t(x, x)``, shape ``(m, n)``."""
+        return self._components()[1] @ (self._post.directions**2).T
+
+
 def _recompose_cov(U: FloatArray, var: FloatArray) -> FloatArray:
     """``sum_r var[:, r] u_r u_r^T``, shape ``(m, n, n)``, for ``U (n, r)`` and ``var (m, r)``."""
     return np.einsum("ar,mr,br->mab", U, var, U)
 
 
 def vector_posterior(
-    kernel: SeparableSum, eta: float, input_dim: int, method: Method = "auto"
+    kernel: SeparableSum, eta: float, input_dim: int, method: VectorMethod = "auto"
 ) -> VectorPosterior:
     """The exact posterior for ``kernel``: the decoupled fast path when the kernel has a
-    decoupling (``method="auto"`` or ``"decoupled"``), else the block form."""
+    decoupling (``method="auto"`` or ``"decoupled"``), else the block form; ``"eigen"`` is the
+    cache-free ICM path (:class:`EigenPosterior`: bounded memory, slower rounds)."""
     check_multitask_kernel(kernel, input_dim)
-    if method not in ("auto", "block", "decoupled"):
-        raise ValueError(f"method must be 'auto', 'block' or 'decoupled'; got {method!r}")
+    if method not in ("auto", "block", "decoupled", "eigen"):
+        raise ValueError(f"method must be 'auto', 'block', 'decoupled' or 'eigen'; got {method!r}")
+    if method == "eigen":
+        return EigenPosterior(kernel, eta, input_dim)
     if method == "block" or (method == "auto" and kernel.decoupling() is None):
         return BlockPosterior(kernel, eta, input_dim)
     return DecoupledPosterior(kernel, eta, input_dim)
