@@ -178,6 +178,20 @@ def test_eigen_path_in_small_chunks_keeps_no_cache(run, monkeypatch):
     assert np.all(view.task_var <= before + 1e-12)
 
 
+def test_eigen_batch_add_equals_one_at_a_time(run):
+    one = run.posts["eigen"]
+    batch = EigenPosterior(run.kernel, ETA, 1)
+    batch.add_batch(run.X[:10], run.Y[:10])
+    batch.add_batch(run.X[10:], run.Y[10:])
+    np.testing.assert_allclose(batch.predict(GRID)[0], one.predict(GRID)[0], atol=1e-10)
+    np.testing.assert_allclose(batch.predict(GRID)[1], one.predict(GRID)[1], atol=1e-10)
+    assert batch.n_observations == one.n_observations
+    assert batch.log_det_sum == pytest.approx(one.log_det_sum, rel=1e-9)
+    with pytest.raises(ValueError, match="shape"):
+        batch.add_batch(run.X[:2], run.Y[:1])
+    assert batch.n_observations == one.n_observations
+
+
 def test_eigen_path_needs_a_shared_kernel():
     kernel = IndependentTasks([RBF(0.2), RBF(0.5)])
     with pytest.raises(ValueError, match="shared-kernel"):
