@@ -37,17 +37,26 @@ def _peer(cls: type[harness.Implementation], problem: harness.Problem, cfg: harn
     return peer
 
 
-def test_sklearn_agrees_and_stays_in_agreement() -> None:
-    problem, mine = _reference(SINGLE)
-    peer = _peer(sklearn_impl.SklearnGPR, problem, SINGLE)
-    diffs = harness.check_agreement("sklearn", SINGLE, mine.posterior(), peer.posterior())
+def _agree_over_rounds(name: str, cfg: harness.Config, mine, peer, rounds: int) -> None:
+    """Same posterior before, same argmax in every round, same posterior after."""
+    diffs = harness.check_agreement(name, cfg, mine.posterior(), peer.posterior())
     assert diffs["mean"] <= harness.TOL and diffs["var"] <= harness.TOL
     j = int(np.argmax(harness.ucb_scores(*mine.posterior())))
-    for _ in range(2):
+    for _ in range(rounds):
         j_ours, j_peer = mine.round(j), peer.round(j)
         assert j_ours == j_peer
         j = j_ours
-    harness.check_agreement("sklearn", SINGLE, mine.posterior(), peer.last_posterior())
+    harness.check_agreement(name, cfg, mine.posterior(), peer.last_posterior())
+
+
+def test_sklearn_agrees_and_stays_in_agreement() -> None:
+    problem, mine = _reference(SINGLE)
+    _agree_over_rounds("sklearn", SINGLE, mine, _peer(sklearn_impl.SklearnGPR, problem, SINGLE), 2)
+
+
+def test_cache_free_icm_agrees_and_stays_in_agreement() -> None:
+    problem, mine = _reference(MULTI)
+    _agree_over_rounds("eigen", MULTI, mine, _peer(ours.OursICMEigen, problem, MULTI), 3)
 
 
 def test_agreement_raises_for_a_perturbed_noise() -> None:

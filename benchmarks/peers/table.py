@@ -1,0 +1,157 @@
+"""Markdown rendering of the results and the README block replacement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+START = "<!-- peers-benchmark:start -->"
+END = "<!-- peers-benchmark:end -->"
+
+COLUMNS = [
+    "n",
+    "t",
+    "m",
+    "kernelbandits ms",
+    "limit ms",
+    "ours/limit",
+    "BoTorch ms (model, strategy)",
+    "BoTorch/ours",
+    "sklearn ms",
+    "sklearn/ours",
+    "peak MB ours",
+    "peak MB BoTorch",
+    "no-cache ms (BoTorch/it)",
+    "peak MB no-cache",
+]
+
+
+def _ms(x: float) -> str:
+    if x >= 100:
+        return f"{x:,.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    return f"{x:.2f}"
+
+
+def _ratio(x: float) -> str:
+    return f"{x:,.0f}x" if x >= 100 else f"{x:.1f}x"
+
+
+def _mb(x: float | None) -> str:
+    return "—" if x is None else f"{x:,.0f}"
+
+
+def fastest_botorch(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The BoTorch entry with the smallest median round time, else the one that got furthest
+    (measured first posterior), else any BoTorch entry; ``None`` if there is none."""
+    entries = [e for e in record["impls"].values() if e["family"] == "botorch"]
+    if not entries:
+        return None
+    ok = [e for e in entries if e["status"] == "ok"]
+    if ok:
+        return min(ok, key=lambda e: e["median_ms"])
+    probed = [e for e in entries if e.get("first_posterior_s") is not None]
+    if probed:
+        return min(probed, key=lambda e: e["first_posterior_s"])
+    return min(entries, key=lambda e: e.get("est_seconds") or float("inf"))
+
+
+def _peer_cells(entry: dict[str, Any] | None, ours_ms: float | None) -> tuple[str, str]:
+    if entry is None:
+        return "n/a", "—"
+    if entry["status"] == "ok":
+        ratio = _ratio(entry["median_ms"] / ours_ms) if ours_ms else "—"
+        return _ms(entry["median_ms"]), ratio
+    reason = entry["reason"] or entry["status"]
+    status = entry["status"]
+    lower = entry.get("first_posterior_s")
+    if status == "skipped" and lower is not None and ours_ms:  # a round >= its posterior
+        return f"skipped: {reason}", f"> {_ratio(1e3 * lower / ours_ms)}"
+    est = entry.get("est_seconds")
+    if reason.startswith("est.") and est and ours_ms:
+        return f"skipped: {reason}", f"~{_ratio(1e3 * est / ours_ms)} (est.)"
+    return f"{status}: {reason}", "—"
+
+
+def row(record: dict[str, Any]) -> list[str]:
+    cfg, lim = record["config"], record["limit"]
+    ours = next(e for e in record["impls"].values() if e["family"] == "kernelbandits")
+    ours_ms = ours["median_ms"] if ours["status"] == "ok" else None
+    lim_ms = 1e3 * lim["seconds"]
+    lim_cell = _ms(lim_ms) + ("" if lim["method"] == "measured" else " (extrap.)")
+    bo = fastest_botorch(record)
+    bo_ms, bo_ratio = _peer_cells(bo, ours_ms)
+    if bo is not None and bo["status"] == "ok":
+        bo_ms = f"{bo_ms} ({bo['label']})"
+    sk = record["impls"].get("sklearn")
+    sk_ms, sk_ratio = _peer_cells(sk, ours_ms) if sk is not None else ("n/a (single task)", "—")
+    return [
+        str(cfg["n"]),
+        str(cfg["t"]),
+        f"{cfg['m']:,}",
+        _ms(ours_ms) if ours_ms is not None else f"skipped: {ours['reason']}",
+        lim_cell,
+        _ratio(ours_ms / lim_ms) if ours_ms is not None else "—",
+        bo_ms,
+        bo_ratio,
+        sk_ms,
+        sk_ratio,
+        _mb(ours.get("peak_mb")),
+        _mb(bo.get("peak_mb") if bo is not None else None),
+        *_no_cache_cells(record, bo),
+    ]
+
+
+def _no_cache_cells(record: dict[str, Any], bo: dict[str, Any] | None) -> tuple[str, str]:
+    """kernelbandits' cache-free ICM path (multi-task cells only): its round time with
+    BoTorch's time over it, and its peak memory."""
+    eig = record["impls"].get("kernelbandits-eigen")
+    if eig is None:
+        return "—", "—"
+    if eig["status"] != "ok":
+        return f"{eig['status']}: {eig['reason']}", "—"
+    ms = _ms(eig["median_ms"])
+    if bo is not None and bo["status"] == "ok":
+        ms += f" ({_ratio(bo['median_ms'] / eig['median_ms'])})"
+    return ms, _mb(eig.get("peak_mb"))
+
+
+def markdown_table(records: list[dict[str, Any]]) -> str:
+    lines = [
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "|".join("---:" if i < 6 else "---" for i in range(len(COLUMNS))) + "|",
+    ]
+    lines += ["| " + " | ".join(row(rec)) + " |" for rec in records]
+    return "\n".join(lines)
+
+
+def machine_markdown(machine: dict[str, Any]) -> str:
+    blas = ", ".join(
+        f"{b.get('internal_api')} {b.get('version')} {b.get('architecture')} [{b.get('library')}]"
+        for b in machine.get("blas", [])
+        if b.get("user_api") == "blas"
+    )
+    blas += f"; torch: {machine.get('torch_blas', '?')}"
+    v = machine["versions"]
+    return (
+        f"Machine: {machine['cpu']}, {machine['cores']} cores, {machine['ram_gb']:.0f} GB RAM; "
+        f"Python {v['python']}, numpy {v['numpy']}, scipy {v['scipy']}, torch {v['torch']}, "
+        f"botorch {v['botorch']}, gpytorch {v['gpytorch']}, scikit-learn {v['sklearn']}; "
+        f"BLAS: {blas}; threads per process: {machine['threads']}."
+    )
+
+
+def replace_block(text: str, block: str) -> str:
+    """Replace the lines between the start and end markers of ``text`` by ``block``."""
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.strip() == START]
+    ends = [i for i, line in enumerate(lines) if line.strip() == END]
+    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
+        raise ValueError(f"expected one line {START!r} followed by one line {END!r}")
+    body = block if block.endswith("\n") else block + "\n"
+    return "".join(lines[: starts[0] + 1]) + body + "".join(lines[ends[0] :])
+
+
+def update_readme(path: Path, block: str) -> None:
+    path.write_text(replace_block(path.read_text(encoding="utf-8"), block), encoding="utf-8")
