@@ -94,7 +94,12 @@ def test_small_eigenvalues_are_dropped():
     emb = nystrom_embedding(kernel, D)
     assert emb.size == 3 and emb.rank == 2
     assert np.all(np.isfinite(emb(np.linspace(0, 1, 7))))
-    assert nystrom_embedding(kernel, D, eps=0.0).rank == 3
+    # eps sets the cut-off relative to the largest eigenvalue (2.84): with points 1e-3 apart the
+    # smallest eigenvalue of K_DD is 6.0e-8 (2.1e-8 relative), kept at eps = 1e-9, dropped at 1e-6.
+    # (eps = 0 on the 1e-9 pair is not testable: that eigenvalue is rounding noise of either sign.)
+    D_close = np.array([[0.0], [1e-3], [0.5]])
+    assert nystrom_embedding(kernel, D_close, eps=1e-9).rank == 3
+    assert nystrom_embedding(kernel, D_close, eps=1e-6).rank == 2
 
 
 def test_empty_dictionary_gives_the_prior(data):
