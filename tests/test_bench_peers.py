@@ -172,3 +172,47 @@ def test_readme_block_replacement() -> None:
     assert table.replace_block(text, "new") == f"intro\n{table.START}\nnew\n{table.END}\noutro\n"
     with pytest.raises(ValueError, match="expected one line"):
         table.replace_block("no markers\n", "new")
+
+
+def _record(n: int, t: int, m: int, limit_ms: float, **impls: tuple[float, float | None]) -> dict:
+    """A results record with ``family=(median_ms, peak_mb)`` entries, all timed."""
+    families = {"ours": "kernelbandits", "eigen": "kernelbandits-eigen", "botorch": "botorch"}
+    return {
+        "config": {"n": n, "t": t, "m": m},
+        "limit": {"seconds": limit_ms / 1e3, "method": "measured"},
+        "impls": {
+            key: {"family": families[key], "status": "ok", "median_ms": ms, "peak_mb": mb}
+            for key, (ms, mb) in impls.items()
+        },
+    }
+
+
+def test_targets_are_checked_on_the_numbers() -> None:
+    records = [
+        _record(1, 500, 10_000, 1.5, ours=(2.0, 60.0), botorch=(400.0, 150.0)),
+        _record(20, 500, 1_000, 3.0, ours=(5.0, 130.0), eigen=(30.0, 20.0), botorch=(270.0, 100.0)),
+        _record(
+            20, 2000, 1_000, 10.0, ours=(40.0, 900.0), eigen=(100.0, 200.0), botorch=(900.0, 500.0)
+        ),
+    ]
+    text = table.targets_markdown(records)
+    lines = text.splitlines()
+    assert lines[0] == (
+        "- Single task, t = 500, m = 10,000: 200x faster than BoTorch (target >= 10x): **met**."
+    )
+    # the cached path: 270/5 = 54x and 900/40 = 22.5x -> worst 22.5x; the no-cache path: 9.0x
+    assert "cached path: at least 22.5x" in lines[1] and lines[1].endswith("**met**.")
+    assert "no-cache path: at least 9.0x" in lines[2] and lines[2].endswith("**not met**.")
+    assert "at n=20 t=2000 m=1,000" in lines[2]
+    # ours/limit: 2/1.5 = 1.33, 5/3 = 1.67, 40/10 = 4.0 -> not met at t = 2000
+    assert "at most 4.0x over 3 cells (at n=20 t=2000 m=1,000): **not met**" in lines[3]
+    # memory: the cached path is above BoTorch in two cells, the no-cache path in none
+    assert "cached path: no higher than BoTorch's in 1 of 3 cells; above it at" in lines[4]
+    assert "n=20 t=2000 m=1,000: 900 vs 500 MB" in lines[4] and lines[4].endswith("**not met**.")
+    assert (
+        lines[5]
+        == "- Peak memory, no-cache path: no higher than BoTorch's in 2 of 2 cells: **met**."
+    )
+    # a peer that was skipped counts neither way
+    records[0]["impls"]["botorch"]["status"] = "skipped"
+    assert not table.targets_markdown(records).startswith("- Single task")

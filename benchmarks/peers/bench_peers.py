@@ -409,13 +409,14 @@ def main(argv: list[str] | None = None) -> None:
     args.output.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     partial.unlink(missing_ok=True)
     md = table.markdown_table(records)
-    print(md)
-    print()
-    print(table.machine_markdown(machine))
+    targets = table.targets_markdown(records)
+    print(md, targets, table.machine_markdown(machine), sep="\n\n")
     print(f"Command: `{command}` ({elapsed / 60:.1f} min)")
     if args.readme is not None:
-        block = md + "\n\n" + table.machine_markdown(machine) + "\n\n" + f"Command: `{command}`\n"
-        table.update_readme(args.readme, block)
+        block = "\n\n".join(
+            [md, "Targets, checked on these numbers:", targets, table.machine_markdown(machine)]
+        )
+        table.update_readme(args.readme, block + f"\n\nCommand: `{command}`\n")
     del limiter
 
 

@@ -155,3 +155,95 @@ def replace_block(text: str, block: str) -> str:
 
 def update_readme(path: Path, block: str) -> None:
     path.write_text(replace_block(path.read_text(encoding="utf-8"), block), encoding="utf-8")
+
+
+# -- the issue's targets, checked on the records -----------------------------------------------
+def _entry(record: dict[str, Any], family: str) -> dict[str, Any] | None:
+    """The ``ok`` entry of ``family`` in ``record`` (``None`` if absent or not timed)."""
+    for e in record["impls"].values():
+        if e["family"] == family and e["status"] == "ok":
+            return e
+    return None
+
+
+def _cell(record: dict[str, Any]) -> str:
+    c = record["config"]
+    return f"n={c['n']} t={c['t']} m={c['m']:,}"
+
+
+def _verdict(ok: bool) -> str:
+    return "**met**" if ok else "**not met**"
+
+
+def targets_markdown(records: list[dict[str, Any]]) -> str:
+    """The targets of the benchmark (speed against BoTorch, distance to the limit, peak memory
+    against BoTorch), each checked on the measured records: one bullet per target with the
+    numbers it rests on. Cells that a side skipped do not count for or against a target."""
+    lines = []
+    # 1. single task, t = 500, m = 1e4: >= 10x BoTorch
+    single = [
+        r
+        for r in records
+        if (r["config"]["n"], r["config"]["t"], r["config"]["m"]) == (1, 500, 10_000)
+    ]
+    for rec in single:
+        ours, bo = _entry(rec, "kernelbandits"), fastest_botorch(rec)
+        if ours is not None and bo is not None and bo["status"] == "ok":
+            ratio = bo["median_ms"] / ours["median_ms"]
+            lines.append(
+                f"- Single task, t = 500, m = 10,000: {_ratio(ratio)} faster than BoTorch "
+                f"(target >= 10x): {_verdict(ratio >= 10)}."
+            )
+    # 2. ICM, n = 20: >= 10x BoTorch's fastest multi-task model, in every cell it was timed
+    for family, name in (
+        ("kernelbandits", "cached path"),
+        ("kernelbandits-eigen", "no-cache path"),
+    ):
+        ratios = []
+        for rec in records:
+            if rec["config"]["n"] != 20:
+                continue
+            ours, bo = _entry(rec, family), fastest_botorch(rec)
+            if ours is not None and bo is not None and bo["status"] == "ok":
+                ratios.append((bo["median_ms"] / ours["median_ms"], _cell(rec)))
+        if ratios:
+            worst, where = min(ratios)
+            lines.append(
+                f"- ICM, n = 20, {name}: at least {_ratio(worst)} faster than BoTorch's fastest "
+                f"multi-task model in the {len(ratios)} cells BoTorch finished (lowest at {where}; "
+                f"target >= 10x): {_verdict(worst >= 10)}."
+            )
+    # 3. every round within 3x of the limit at t >= 500 (the cached path, whose pass it is)
+    dist = []
+    for rec in records:
+        ours = _entry(rec, "kernelbandits")
+        if rec["config"]["t"] >= 500 and ours is not None:
+            dist.append((ours["median_ms"] / (1e3 * rec["limit"]["seconds"]), _cell(rec)))
+    if dist:
+        worst, where = max(dist)
+        lines.append(
+            f"- Within 3x of the limit at t >= 500: at most {_ratio(worst)} over {len(dist)} "
+            f"cells (at {where}): {_verdict(worst <= 3)}."
+        )
+    # 4. peak memory no higher than BoTorch's, per path
+    for family, name in (
+        ("kernelbandits", "cached path"),
+        ("kernelbandits-eigen", "no-cache path"),
+    ):
+        compared, above = 0, []
+        for rec in records:
+            ours, bo = _entry(rec, family), fastest_botorch(rec)
+            if ours is None or bo is None or bo["status"] != "ok":
+                continue
+            if ours.get("peak_mb") is None or bo.get("peak_mb") is None:
+                continue
+            compared += 1
+            if ours["peak_mb"] > bo["peak_mb"]:
+                above.append(f"{_cell(rec)}: {_mb(ours['peak_mb'])} vs {_mb(bo['peak_mb'])} MB")
+        if compared:
+            detail = "; above it at " + ", ".join(above) if above else ""
+            lines.append(
+                f"- Peak memory, {name}: no higher than BoTorch's in {compared - len(above)} of "
+                f"{compared} cells{detail}: {_verdict(not above)}."
+            )
+    return "\n".join(lines)
