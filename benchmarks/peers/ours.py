@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from harness import Config, Implementation, Posterior, ucb_scores
 
+import kernelbandits.regression.gp as gp_module
 from kernelbandits.kernels import RBF
 from kernelbandits.kernels.multitask import ICM
 from kernelbandits.regression import GPPosterior, vector_posterior
@@ -172,7 +173,7 @@ class OursICMEigen(Implementation):
 
     @classmethod
     def estimate_bytes(cls, cfg: Config, rounds: int, budget_bytes: float) -> float:
-        chunk = 3.0 * 2**26  # the kernel block, W and W * W of one chunk
+        chunk = 3.0 * gp_module._CHUNK_BYTES  # the kernel block, W and W * W of one chunk
         return 8.0 * (3 * cfg.t**2 + 8 * cfg.m * cfg.n) + chunk
 
     @classmethod

@@ -175,37 +175,43 @@ def _verdict(ok: bool) -> str:
     return "**met**" if ok else "**not met**"
 
 
+#: the two kernelbandits paths the targets are checked on (multi-task cells have both)
+_PATHS = (("kernelbandits", "cached path"), ("kernelbandits-eigen", "no-cache path"))
+
+
+def _paired(
+    records: list[dict[str, Any]], family: str
+) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
+    """``(record, ours, botorch)`` for every record where ``family`` and the fastest BoTorch
+    entry were both timed."""
+    out = []
+    for rec in records:
+        ours, bo = _entry(rec, family), fastest_botorch(rec)
+        if ours is not None and bo is not None and bo["status"] == "ok":
+            out.append((rec, ours, bo))
+    return out
+
+
 def targets_markdown(records: list[dict[str, Any]]) -> str:
     """The targets of the benchmark (speed against BoTorch, distance to the limit, peak memory
     against BoTorch), each checked on the measured records: one bullet per target with the
     numbers it rests on. Cells that a side skipped do not count for or against a target."""
     lines = []
     # 1. single task, t = 500, m = 1e4: >= 10x BoTorch
-    single = [
-        r
-        for r in records
-        if (r["config"]["n"], r["config"]["t"], r["config"]["m"]) == (1, 500, 10_000)
-    ]
-    for rec in single:
-        ours, bo = _entry(rec, "kernelbandits"), fastest_botorch(rec)
-        if ours is not None and bo is not None and bo["status"] == "ok":
+    for rec, ours, bo in _paired(records, "kernelbandits"):
+        if (rec["config"]["n"], rec["config"]["t"], rec["config"]["m"]) == (1, 500, 10_000):
             ratio = bo["median_ms"] / ours["median_ms"]
             lines.append(
                 f"- Single task, t = 500, m = 10,000: {_ratio(ratio)} faster than BoTorch "
                 f"(target >= 10x): {_verdict(ratio >= 10)}."
             )
     # 2. ICM, n = 20: >= 10x BoTorch's fastest multi-task model, in every cell it was timed
-    for family, name in (
-        ("kernelbandits", "cached path"),
-        ("kernelbandits-eigen", "no-cache path"),
-    ):
-        ratios = []
-        for rec in records:
-            if rec["config"]["n"] != 20:
-                continue
-            ours, bo = _entry(rec, family), fastest_botorch(rec)
-            if ours is not None and bo is not None and bo["status"] == "ok":
-                ratios.append((bo["median_ms"] / ours["median_ms"], _cell(rec)))
+    for family, name in _PATHS:
+        ratios = [
+            (bo["median_ms"] / ours["median_ms"], _cell(rec))
+            for rec, ours, bo in _paired(records, family)
+            if rec["config"]["n"] == 20
+        ]
         if ratios:
             worst, where = min(ratios)
             lines.append(
@@ -226,24 +232,18 @@ def targets_markdown(records: list[dict[str, Any]]) -> str:
             f"cells (at {where}): {_verdict(worst <= 3)}."
         )
     # 4. peak memory no higher than BoTorch's, per path
-    for family, name in (
-        ("kernelbandits", "cached path"),
-        ("kernelbandits-eigen", "no-cache path"),
-    ):
-        compared, above = 0, []
-        for rec in records:
-            ours, bo = _entry(rec, family), fastest_botorch(rec)
-            if ours is None or bo is None or bo["status"] != "ok":
-                continue
-            if ours.get("peak_mb") is None or bo.get("peak_mb") is None:
-                continue
-            compared += 1
-            if ours["peak_mb"] > bo["peak_mb"]:
-                above.append(f"{_cell(rec)}: {_mb(ours['peak_mb'])} vs {_mb(bo['peak_mb'])} MB")
-        if compared:
+    for family, name in _PATHS:
+        measured = [
+            (rec, ours["peak_mb"], bo["peak_mb"])
+            for rec, ours, bo in _paired(records, family)
+            if ours.get("peak_mb") is not None and bo.get("peak_mb") is not None
+        ]
+        above = [f"{_cell(rec)}: {_mb(a)} vs {_mb(b)} MB" for rec, a, b in measured if a > b]
+        if measured:
             detail = "; above it at " + ", ".join(above) if above else ""
             lines.append(
-                f"- Peak memory, {name}: no higher than BoTorch's in {compared - len(above)} of "
-                f"{compared} cells{detail}: {_verdict(not above)}."
+                f"- Peak memory, {name}: no higher than BoTorch's in "
+                f"{len(measured) - len(above)} of {len(measured)} cells{detail}: "
+                f"{_verdict(not above)}."
             )
     return "\n".join(lines)

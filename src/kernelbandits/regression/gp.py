@@ -39,8 +39,9 @@ from kernelbandits.kernels.base import check_kernel
 _INITIAL_CAPACITY = 64
 #: bytes of the ``(t, chunk)`` block :meth:`GPPosterior.predict` and a new tracker's solve hold at
 #: once: candidates are evaluated in chunks so that memory stays bounded for any ``m``. A kernel
-#: evaluation holds a few such blocks at once; 8 MB blocks keep BLAS at full speed (64 MB, 16 MB,
-#: 8 MB and 4 MB blocks gave the same round times in ``benchmarks/peers``) and the peak small.
+#: evaluation holds a few such blocks at once; 8 MB blocks keep BLAS at full speed (64, 16, 8
+#: and 4 MB blocks gave the same cache-free ICM round times, within noise, on three cells of
+#: ``benchmarks/peers``) and the peak small.
 _CHUNK_BYTES = 1 << 23
 
 
