@@ -203,19 +203,22 @@ def test_killed_study_resumes_from_sqlite_with_the_same_proposals(tmp_path):
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
     proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, storage], env=env)
     try:
+        # Kill only once trial 6 has all its parameters in storage, i.e. it is inside its sleep:
+        # counting 6 completed trials is not enough, the kill could then land between trial 6's
+        # creation and its first suggestion (a trial without parameters, seen once in CI).
         deadline = time.monotonic() + 120
-        n_complete = 0
+        sleeping = False
         while time.monotonic() < deadline:
             assert proc.poll() is None, "the worker exited before it was killed"
             try:
-                study = optuna.load_study(study_name="kill", storage=storage)
-                n_complete = len(study.get_trials(states=(TrialState.COMPLETE,)))
+                trials = optuna.load_study(study_name="kill", storage=storage).trials
             except KeyError:  # the study is not created yet
-                n_complete = 0
-            if n_complete >= 6:
+                trials = []
+            sleeping = len(trials) == 7 and len(trials[6].params) == 3
+            if sleeping:
                 break
             time.sleep(0.2)
-        assert n_complete >= 6
+        assert sleeping, "trial 6 did not reach its sleep within 120 s"
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     finally:
