@@ -164,6 +164,68 @@ def test_qgpucb_rejects_bad_input_and_keeps_its_state():
         QGPUCB(GRID, RBF(0.1), prob.reward_distribution, ExactWithin(), beta="big")  # type: ignore[arg-type]
 
 
+# -- the authors' code's departures (named variants, off by default) ------------------------
+def _authors_feature_mean(phi: np.ndarray, Phi: np.ndarray, eps: np.ndarray, y: np.ndarray):
+    """The authors' code's mean in weight space: rows of Phi scaled by 1/eps, y by 1/eps^2,
+    ``phi^T (Phi_w^T Phi_w + I)^{-1} Phi_w^T diag(1/eps^2) y`` (lam = 1)."""
+    Phi_w = Phi / eps[:, None]
+    Sigma = Phi_w.T @ Phi_w + np.eye(Phi.shape[1])
+    return phi @ np.linalg.solve(Sigma, Phi_w.T @ (y / eps**2))
+
+
+def test_authors_weighting_matches_the_codes_weight_space_formula_and_not_eq3():
+    rng = np.random.default_rng(3)
+    feats = RandomFourierFeatures(RBF(0.1), 30, rng=rng, dim=1, normalize=True)
+    prob = _problem(seed=1)
+    kernel, oracle = FeatureKernel(feats), prob.reward_distribution
+    pols = {
+        w: QGPUCB(GRID, kernel, oracle, ExactWithin(), lam=1.0, weighting=w, seed=0)
+        for w in ("paper", "authors")
+    }
+    X = GRID.points[[2, 9, 9, 15]]
+    y, eps = np.array([0.3, 0.8, 0.75, 0.5]), np.array([0.9, 0.4, 0.2, 0.6])
+    for pol in pols.values():
+        for x_i, y_i, e_i in zip(X, y, eps, strict=True):
+            pol._observe(x_i, float(y_i), float(e_i))
+    Phi, phi = feats(X), feats(GRID.points)
+    mu_authors, _ = pols["authors"].mean_sd()
+    np.testing.assert_allclose(mu_authors, _authors_feature_mean(phi, Phi, eps, y), atol=1e-10)
+    # eq. (3) is the same formula with y weighted by 1/eps^2 once (y / eps^2 -> y / eps)
+    mu_paper, sd_paper = pols["paper"].mean_sd()
+    np.testing.assert_allclose(mu_paper, _authors_feature_mean(phi, Phi, eps, y * eps), atol=1e-10)
+    # the weighting changes the mean only; the code's variance is eq. (3)'s
+    np.testing.assert_allclose(pols["authors"].mean_sd()[1], sd_paper, atol=1e-12)
+    # the twice-measured arm: its mean is inflated about 1/eps times (the lock-in)
+    assert mu_authors[9] > 3 * mu_paper[9]
+
+
+def test_initial_stage_plays_one_random_arm_at_eps_one_then_follows_alg1():
+    prob = _problem(seed=2)
+    arms = set()
+    for seed in range(8):
+        pol = QGPUCB(
+            GRID, RBF(0.1), prob.reward_distribution, ExactWithin(), budget=400, lam=1.0,
+            initial_stage=True, seed=seed,
+        )  # fmt: skip
+        assert pol.width() == pytest.approx(1.0)  # the random stage is not a UCB stage
+        run(pol, prob, 400, seed=0)
+        first, second = pol.stages[0], pol.stages[1]
+        assert first.eps == pytest.approx(1.0) and first.queries == 1  # ceil(1 / 1)
+        arms.add(GRID.index(first.x))
+        assert second.width == pytest.approx(1.0)  # beta_1 = 1 + log 1, as the code indexes it
+        # the initial arm enters the posterior with weight 1 (noise lam * 1^2)
+        ref = GPPosterior(RBF(0.1), 1.0, input_dim=1)
+        ref.add(first.x, first.estimate, noise_var=1.0)
+        mu, var = ref.predict(GRID.points)
+        ucb = mu + np.sqrt(var)
+        assert ucb[GRID.index(second.x)] >= ucb.max() - 1e-12  # ties broken at random
+    assert len(arms) >= 4  # uniformly random, not a fixed arm
+    with pytest.raises(ValueError, match="weighting"):
+        QGPUCB(GRID, RBF(0.1), prob.reward_distribution, weighting="code")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="initial_stage"):
+        QGPUCB(GRID, RBF(0.1), prob.reward_distribution, initial_stage=1)  # type: ignore[arg-type]
+
+
 # -- Q-LinUCB -------------------------------------------------------------------------------
 def test_qlinucb_is_qgpucb_with_a_linear_kernel_when_the_widths_match():
     """Weighted ridge regression in features = the weighted GP with kernel phi^T phi (lam = 1)."""

@@ -54,6 +54,7 @@ AUTOML_VARIANCE, AUTOML_GP_LENGTHSCALE, AUTOML_Q_LENGTHSCALE = 0.5, 1.0, 0.2
 GAUSSIAN_SD = 0.4
 STAGE_ALPHA = 0.05
 Estimator = Literal["simulator", "qiskit"]
+AUTHORS_POLICY = "Q-GP-UCB (authors' code)"
 
 
 # -- problems ---------------------------------------------------------------------------------
@@ -136,9 +137,13 @@ def gp_ucb(
 
 def q_gp_ucb(
     lengthscale: float, variance: float, n_features: int, budget: int, estimator: Estimator,
-    noisy: bool, problem: Problem, seed: int,
+    noisy: bool, problem: Problem, seed: int, *, weighting: Literal["paper", "authors"] = "paper",
+    lam: float | None = None, initial_stage: bool = False,
 ) -> Policy:  # fmt: skip
-    """Q-GP-UCB (Alg. 1) with ``beta_s = 1 + log s`` on random Fourier features."""
+    """Q-GP-UCB (Alg. 1) with ``beta_s = 1 + log s`` on random Fourier features.
+
+    ``weighting``, ``lam`` (default Thm 3's ``1 + 2/T``) and ``initial_stage`` switch on the
+    authors' code's departures from Alg. 1 one at a time (:func:`authors_code` sets all three)."""
     from kernelbandits.kernels import FeatureKernel
     from kernelbandits.policies.quantum import QGPUCB
 
@@ -146,8 +151,17 @@ def q_gp_ucb(
     feats = _rff(prob, lengthscale, variance, n_features, seed)
     return QGPUCB(
         prob.domain, FeatureKernel(feats), prob.reward_distribution, _estimator(estimator, noisy),
-        budget=budget, lam=_lam(budget), beta="practical", stage_delta=STAGE_ALPHA, seed=seed,
+        budget=budget, lam=_lam(budget) if lam is None else lam, beta="practical",
+        stage_delta=STAGE_ALPHA, weighting=weighting, initial_stage=initial_stage, seed=seed,
     )  # fmt: skip
+
+
+def authors_code(
+    policy: functools.partial[Policy],
+) -> functools.partial[Policy]:
+    """``policy`` (a partial :func:`q_gp_ucb`) as the authors' public code runs it: ``y``
+    weighted by ``1/eps^3``, ``lam = 1`` and one random initial arm at ``eps = 1``."""
+    return functools.partial(policy, weighting="authors", lam=1.0, initial_stage=True)
 
 
 def lin_ucb(problem: Problem, seed: int) -> Policy:
@@ -177,6 +191,7 @@ def _synthetic_policies(estimator: Estimator) -> dict[str, Callable[[Problem, in
         "Q-GP-UCB": functools.partial(q_gp_ucb, ls, 1.0, M, T, estimator, False),
         "LinUCB": lin_ucb,
         "Q-LinUCB": functools.partial(q_lin_ucb, T, estimator),
+        AUTHORS_POLICY: authors_code(functools.partial(q_gp_ucb, ls, 1.0, M, T, estimator, False)),
     }
 
 
@@ -187,6 +202,9 @@ def _automl_policies(estimator: Estimator) -> dict[str, Callable[[Problem, int],
         "Q-GP-UCB": functools.partial(q_gp_ucb, AUTOML_Q_LENGTHSCALE, var, M, T, estimator, False),
         "LinUCB": lin_ucb,
         "Q-LinUCB": functools.partial(q_lin_ucb, T, estimator),
+        AUTHORS_POLICY: authors_code(
+            functools.partial(q_gp_ucb, AUTOML_Q_LENGTHSCALE, var, M, T, estimator, False)
+        ),
     }
 
 
@@ -194,7 +212,10 @@ _COMMON = (
     "Regret per oracle query; Q-GP-UCB beta_s = 1 + log s, lam = 1 + 2/T for Q-GP-UCB and GP-UCB; "
     "QMC = iterative amplitude estimation, alpha = 0.05 per stage, charged as the authors' code "
     "charges it (Qiskit's num_oracle_queries, their substitute when that is 0); "
-    "LinUCB / Q-LinUCB on phi(x) = x (Thm 2 / Thm 6 radii, lam = 1, S = 1)."
+    "LinUCB / Q-LinUCB on phi(x) = x (Thm 2 / Thm 6 radii, lam = 1, S = 1). "
+    "\"Q-GP-UCB (authors' code)\" adds the three departures of the authors' public code from "
+    "Alg. 1: y weighted by 1/eps^3 instead of 1/eps^2 in the mean, lam = 1, and one random "
+    "initial arm at eps = 1 (q-synthetic-bernoulli-ablation measures each alone)."
 )
 
 
@@ -332,6 +353,39 @@ def _register_device_noise() -> None:
 
 
 _register_device_noise()
+
+
+def _register_ablation() -> None:
+    """Fig. 1a, one difference per curve: Alg. 1 as printed, each departure of the authors' code
+    alone, and all three together (what the code runs), against GP-UCB."""
+    ls, M, T = SYNTHETIC_LENGTHSCALE, SYNTHETIC_FEATURES, SYNTHETIC_BUDGET
+    q = functools.partial(q_gp_ucb, ls, 1.0, M, T, "simulator", False)
+    policies: dict[str, Callable[[Problem, int], Policy]] = {
+        "GP-UCB": _synthetic_policies("simulator")["GP-UCB"],
+        "Q-GP-UCB": q,
+        "Q-GP-UCB + y/eps^3 weighting": functools.partial(q, weighting="authors"),
+        "Q-GP-UCB + lam = 1": functools.partial(q, lam=1.0),
+        "Q-GP-UCB + random initial arm": functools.partial(q, initial_stage=True),
+        AUTHORS_POLICY: authors_code(q),
+    }
+    _register(
+        "q-synthetic-bernoulli-ablation",
+        "Quantum BO: the authors' code vs Alg. 1, one difference at a time",
+        functools.partial(synthetic_problem, "bernoulli"),
+        policies,
+        T,
+        SYNTHETIC_TRIALS,
+        "Fig. 1a setting (as q-synthetic-bernoulli). Each 'Q-GP-UCB + ...' curve differs from "
+        "Q-GP-UCB (Alg. 1 as printed) by one departure of the authors' public code: the mean "
+        "weights y by 1/eps^3 (rows scaled by 1/eps, y by 1/eps^2) instead of eq. (3)'s 1/eps^2; "
+        "lam = 1 instead of 1 + 2/T; one uniformly random arm measured at eps = 1 before the "
+        'first UCB stage. "Q-GP-UCB (authors\' code)" has all three.',
+        "Fig. 1a (ablation)",
+        {"reward": "bernoulli", "budget": T, "trials": SYNTHETIC_TRIALS},
+    )
+
+
+_register_ablation()
 
 
 def qiskit_variant(spec_id: str) -> str:
