@@ -3,12 +3,14 @@
 #   make test             -> creates .venv, installs the package with dev tools, runs ruff, mypy, pytest
 #   make reproduce-quick  -> every paper experiment at CI size, then the report
 #   make bench            -> installs the `bench` extra, benchmarks against BoTorch and sklearn
+#   make reproduce-full   -> every paper experiment at paper size (hours; resumable), then the
+#                            published report in docs/results
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test lint pytest bench reproduce-quick clean
+.PHONY: demo test lint pytest bench reproduce-quick reproduce-full report-full clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +35,23 @@ test: lint pytest
 reproduce-quick: $(STAMP)
 	$(BIN)/kernelbandits reproduce all --quick --out kb-results
 	$(BIN)/kernelbandits report kb-results
+
+# the paper-size sweep: its store lives outside the work tree (a rerun resumes it; never commit
+# it); the report, with the command and the machine, goes to docs/results
+FULL_STORE ?= $(HOME)/kb-full
+FULL_JOBS  ?= 2
+FULL_NOTE   = Paper-size sweep: \`kernelbandits reproduce all --jobs $(FULL_JOBS) --out STORE\` \
+	(\`make reproduce-full\`), then \`kernelbandits report STORE --to docs/results\`. Every \
+	experiment at the size its paper states (the seeds of each are in the runs table: seeds \
+	0..n-1); the Runs table says which experiments are complete.
+
+reproduce-full: $(STAMP)
+	$(BIN)/kernelbandits reproduce all --jobs $(FULL_JOBS) --out $(FULL_STORE)
+	$(MAKE) report-full
+
+# the report of whatever the store holds (a sweep still running shows its finished runs)
+report-full: $(STAMP)
+	$(BIN)/kernelbandits report $(FULL_STORE) --to docs/results --note "$(FULL_NOTE)"
 
 BENCH_STAMP = $(VENV)/.installed-bench
 

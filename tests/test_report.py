@@ -60,6 +60,11 @@ def test_cli_report_and_missing_store(sweep_dir, tmp_path, capsys) -> None:
     assert main(["report", str(sweep_dir), "--to", str(tmp_path / "r")]) == 0
     assert "report.html" in capsys.readouterr().out
     assert (tmp_path / "r" / "report.md").is_file()
+    note = "Made by `make reproduce-full`, 10 seeds."
+    assert main(["report", str(sweep_dir), "--to", str(tmp_path / "n"), "--note", note]) == 0
+    md = (tmp_path / "n" / "report.md").read_text(encoding="utf-8")
+    assert md.index(note) < md.index("## Claims")  # at the top, before the claims
+    assert "<code>make reproduce-full</code>" in (tmp_path / "n" / "report.html").read_text()
     assert main(["report", str(tmp_path / "nowhere")]) == 2
     assert "no results store" in capsys.readouterr().err
 

@@ -26,9 +26,11 @@ from kernelbandits.report.claims import (
     decreasing,
     final,
     gap_grows,
+    learns,
     lowest,
     not_above,
     plateaus,
+    significantly_below,
     similar,
     tail_rate,
 )
@@ -242,6 +244,45 @@ def test_similar_and_not_above_use_the_paired_95_interval(make_results) -> None:
     assert not_above("e", "edge", "b")(results).status == "pass"
     assert not_above("e", "out", "b")(results).status == "fail"
     assert not_above("e", "b", "out")(results).status == "pass"  # lower
+
+
+def test_significance_needs_the_paired_95_interval_below_zero(make_results) -> None:
+    # paired differences a - b: edge [-2.96, -0.96] -> mean -1.96, s.e. 1: the interval
+    # [-3.92, 0] touches 0 (not significant); in [-2.96, -1.0] -> mean -1.98, s.e. 0.98: below 0
+    results = make_results(
+        {
+            "e": {
+                "b": _final(0.0, 0.0),
+                "edge": _final(-2.96, -0.96),
+                "in": _final(-2.96, -1.0),
+                "far": _final(-10.0, -10.0),
+                "Random": _final(5.0, 6.0),
+            }
+        }
+    )
+    v = significantly_below("e", "in", "b")(results)
+    assert v.status == "pass" and "in lower on 2/2 paired seeds" in v.evidence
+    assert significantly_below("e", "edge", "b")(results).status == "fail"
+    assert below("e", "edge", "b")(results).status == "pass"  # lower, but not significantly
+    assert significantly_below("e", "b", "in")(results).status == "fail"
+    # lowest / all_below: the least significant pair decides and is named
+    v = lowest("e", "far", ["far", "b", "edge"], significant=True)(results)
+    assert v.status == "pass" and "least significant: far - edge" in v.evidence
+    assert lowest("e", "in", ["in", "b", "edge"])(results).status == "pass"
+    assert lowest("e", "in", ["in", "b", "edge"], significant=True)(results).status == "fail"
+    assert all_below("e", ["in", "far"], ["b"], significant=True)(results).status == "pass"
+    v = all_below("e", ["edge", "far"], ["b"], significant=True)(results)
+    assert v.status == "fail" and "least significant: edge - b" in v.evidence
+    # learns: significantly below the uniformly random policy
+    assert learns("e", "b")(results).status == "pass"
+    assert {p for _, p in learns("e", "b").needs} == {"b", "Random"}
+
+
+def test_a_claims_note_is_shown_with_its_evidence(make_results) -> None:
+    results = make_results({"e": {"a": _final(1.0), "b": _final(2.0)}})
+    claim = Claim("c", "quantum", "a below b", "Fig. 1", ("e",), below("e", "b", "a"), "why")
+    table = claims_table(check_claims(results, [claim]))
+    assert "| FAIL |" in table and "criterion: mean b < mean a. Note: why |" in table
 
 
 def test_approaches_compares_tail_slopes(make_results) -> None:

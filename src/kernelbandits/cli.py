@@ -8,7 +8,7 @@ Subcommands::
                        [--jobs N | --workers N | --scheduler tcp://host:port] [--json]
                        [--estimator simulator|qiskit]
     kernelbandits run <ids...> ...         (alias of reproduce)
-    kernelbandits report [OUT] [--to DIR]
+    kernelbandits report [OUT] [--to DIR] [--note TEXT]
     kernelbandits export [OUT] --to FILE.csv|FILE.parquet [--table rounds|runs] [--experiment ID]
 
 ``reproduce`` runs every (experiment, policy, seed) as a task into ``OUT/results.sqlite``
@@ -117,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"sweep directory (default ./{DEFAULT_OUT})",
     )
     report.add_argument("--to", type=Path, help="report directory (default OUT/report)")
+    report.add_argument(
+        "--note",
+        default="",
+        help="a paragraph put at the top of the report (e.g. the command that made the store)",
+    )
     export = sub.add_parser("export", help="export the results as a tidy CSV or Parquet table")
     export.add_argument(
         "out",
@@ -326,7 +331,7 @@ def _report(args: argparse.Namespace) -> int:
     store = args.out / "results.sqlite"
     if not store.exists():
         raise UsageError(f"no results store at {store}: run `kernelbandits reproduce` first")
-    paths = write_report(args.out, args.to)
+    paths = write_report(args.out, args.to, note=args.note)
     for path in paths:
         print(f"wrote {path}")
     return 0

@@ -75,7 +75,8 @@ def _claims_section(results: StoredResults, claims: Sequence[Claim]) -> list[Blo
     for claim, verdict in checked:
         rows.append(
             (PAPERS[claim.paper].split(":")[0], claim.statement, claim.source,
-             verdict.status.upper(), verdict.evidence)
+             verdict.status.upper(),
+             f"{verdict.evidence}. Note: {claim.note}" if claim.note else verdict.evidence)
         )  # fmt: skip
         classes.append(verdict.status)
     return [
@@ -190,8 +191,10 @@ def build_report(
     figures_dir: Path,
     claims: Sequence[Claim] = CLAIMS,
     figures: Sequence[PaperFigure] = FIGURES,
+    note: str = "",
 ) -> list[Block]:
-    """The report's blocks; figures are drawn into ``figures_dir``."""
+    """The report's blocks; figures are drawn into ``figures_dir``; ``note``, if given, is a
+    paragraph after the generation line (how the store was made)."""
     figures_dir.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     blocks: list[Block] = [
@@ -201,6 +204,8 @@ def build_report(
             "from the stored runs; the figures follow the papers' layouts."
         )
     ]
+    if note:
+        blocks.append(Paragraph(note))
     blocks += _claims_section(results, claims)
     blocks += _runs_section(results)
     for paper, heading in PAPERS.items():
@@ -215,17 +220,20 @@ def build_report(
 
 
 def write_report(
-    out_dir: str | PathLike[str], report_dir: str | PathLike[str] | None = None
+    out_dir: str | PathLike[str],
+    report_dir: str | PathLike[str] | None = None,
+    note: str = "",
 ) -> list[Path]:
     """Write ``report.md`` (+ ``figures/``) and ``report.html`` for the sweep in ``out_dir``.
 
-    ``report_dir`` defaults to ``out_dir/report``. Returns the two report paths.
+    ``report_dir`` defaults to ``out_dir/report``; ``note`` is a paragraph at the top (e.g. the
+    command that made the store). Returns the two report paths.
     """
     out = Path(out_dir)
     target = Path(report_dir) if report_dir is not None else out / "report"
     target.mkdir(parents=True, exist_ok=True)
     with StoredResults(out) as results:
-        blocks = build_report(results, target / "figures")
+        blocks = build_report(results, target / "figures", note=note)
     md = target / "report.md"
     md.write_text(to_markdown(TITLE, blocks, target), encoding="utf-8")
     page = target / "report.html"
