@@ -230,3 +230,27 @@ def test_n_sweep_uses_nested_source_subsets():
     assert sizes == [25, 100, 400]
     small = spec.policies["DeltaBO N=25"](problem, 0).source
     np.testing.assert_array_equal(small.X, problem.source.X[:25])
+
+
+@pytest.mark.parametrize("cls", [DeltaBO, JointGPUCB])
+def test_prior_mean_is_the_zero_mean_model_on_shifted_data(cls):
+    """``g ~ GP(m, k_g)``: the posterior of ``f`` is the zero-mean one on ``y - m`` (source and
+    target) plus ``m``, the width is unchanged, and so are the proposals."""
+    rng = np.random.default_rng(2)
+    Xs = rng.uniform(0, 1, (15, 2))
+    m = 0.93
+    shifted = SourceData(Xs, g(Xs), 0.04)
+    raw = SourceData(Xs, g(Xs) + m, 0.04)
+    pol_m = cls(GRID, raw, KG, KD, noise_var=0.01, beta=2.0, seed=0, prior_mean=m)
+    pol_0 = cls(GRID, shifted, KG, KD, noise_var=0.01, beta=2.0, seed=0)
+    X, y = _tell_some(pol_0)
+    for x, v in zip(X, y, strict=True):
+        pol_m.tell(x, v + m)
+    for p_m, p_0 in ((pol_m.mean_sd(GRID.points), pol_0.mean_sd(GRID.points)),):
+        np.testing.assert_allclose(p_m[0], p_0[0] + m, atol=1e-10)
+        np.testing.assert_allclose(p_m[1], p_0[1], atol=1e-12)
+    for _ in range(3):
+        x = pol_m.ask()
+        np.testing.assert_array_equal(x, pol_0.ask())
+        pol_m.tell(x, float(f(x[None, :])[0]) + m)
+        pol_0.tell(x, float(f(x[None, :])[0]))
