@@ -254,3 +254,33 @@ def test_prior_mean_is_the_zero_mean_model_on_shifted_data(cls):
         np.testing.assert_array_equal(x, pol_0.ask())
         pol_m.tell(x, float(f(x[None, :])[0]) + m)
         pol_0.tell(x, float(f(x[None, :])[0]))
+
+
+def test_automl_models_take_the_source_level_and_scale():
+    """tr-automl-*: GP(m, s^2 k) with (m, s^2) the ML fit on the source study, tau^2 and the
+    noises in units of s^2, Env-GP's prior too; the baselines normalise y; the synthetic
+    problems keep GP(0, k) (their trajectories are those of the zero-mean code)."""
+    from kernelbandits.experiments.catalog import transfer as C
+    from kernelbandits.regression import fit_constant_mean_and_scale
+
+    prob, s = C.automl_problem("mlp", 0), C.SETTINGS["mlp"]
+    m, s2 = C.output_level(prob.source, s, s.k_g)
+    ref = fit_constant_mean_and_scale(Matern(2.0, nu=2.5), prob.source.X, prob.source.y, 4e-4)
+    np.testing.assert_allclose((m, s2), ref)
+    # near-uncorrelated configurations: close to the sample mean and variance
+    assert m == pytest.approx(prob.source.y.mean(), abs=1e-3)
+    assert s2 == pytest.approx(prob.source.y.var(), rel=0.05)
+    pols = C._policies("mlp", C.N_INIT)
+    delta = pols["DeltaBO"](prob, 0).policy
+    assert delta.source_posterior.prior_mean == m
+    assert delta.source_kernel.variance == pytest.approx(s2)
+    assert delta.delta_kernel.variance == pytest.approx(0.2**2 * s2)
+    assert delta.noise_var == pytest.approx(0.01**2 * s2)
+    assert delta.source.noise_var == pytest.approx(0.02**2 * s2)
+    env = pols["Env-GP"](prob, 0).policy
+    m_f, s2_f = C.output_level(prob.source, s, s.k_f)
+    assert (env.prior_mean, env.beta0, env.source_var) == pytest.approx((m_f, 3 * s2_f, 0.2 * s2_f))
+    assert pols["GP-UCB"](prob, 0).policy.normalize_y
+    syn = C.assumption_problem(0)
+    assert C.output_level(syn.source, C.SETTINGS["assumption"], (("se", 1.0, 1.0))) == (0.0, 1.0)
+    assert not C._policies("assumption", 0)["GP-UCB"](syn, 0).normalize_y
