@@ -125,3 +125,34 @@ def test_gp_ts_on_a_large_grid_samples_jointly_on_a_random_subset():
     assert len(picks) > 5  # uniformly random single candidates, not one fixed point
     with pytest.raises(ValueError, match="max_joint"):
         GPTS(grid, RBF(0.2), 0.01, max_joint=0)
+
+
+@pytest.mark.parametrize("cls", [GPUCB, GPEI, GPPI, GPTS])
+def test_normalize_y_equals_sklearn_normalize_y(cls):
+    """``normalize_y=True``: the posterior after every observation is scikit-learn's
+    ``GaussianProcessRegressor(normalize_y=True)`` with the same kernel and ``alpha = noise_var``
+    (y standardised by its mean and population standard deviation, predictions mapped back)."""
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import Matern as SkMatern
+
+    from kernelbandits.kernels import Matern
+
+    grid = Grid.lattice([0.0, 0.0], [10.0, 10.0], 8)
+    rng = np.random.default_rng(3)
+    policy = cls(grid, Matern(1.5, nu=2.5), noise_var=1e-2, seed=0, normalize_y=True)
+    sk = GaussianProcessRegressor(
+        SkMatern(1.5, nu=2.5), alpha=1e-2, normalize_y=True, optimizer=None
+    )
+    for t in range(6):
+        x = policy.ask() if t > 2 else grid.points[rng.integers(len(grid))]
+        policy.tell(x, 0.95 + 0.02 * np.sin(x.sum()) + 0.003 * rng.standard_normal())
+        mean_sk, sd_sk = sk.fit(policy.X_observed, policy.y_observed).predict(
+            grid.points, return_std=True
+        )
+        mu, sd = policy.mean_sd(grid.points)
+        np.testing.assert_allclose(mu, mean_sk, rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(sd, sd_sk, rtol=1e-7, atol=1e-10)
+        np.testing.assert_allclose(policy._grid.mean, mean_sk, rtol=1e-9, atol=1e-11)
+    assert policy.kernel.variance == 1.0 and policy.noise_var == 1e-2  # the model's own units
+    with pytest.raises(ValueError, match="normalize_y"):
+        cls(grid, Matern(1.5), seed=0, normalize_y=True, fit_hyperparameters=True)

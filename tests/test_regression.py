@@ -246,3 +246,61 @@ def test_row_blocks_equal_one_array(chunks):
     np.testing.assert_allclose(store.column_sq_norms(), (rows**2).sum(0), rtol=1e-12)
     assert store.n_rows == rows.shape[0]
     assert store.nbytes <= (rows.shape[0] + RowBlocks.BLOCK_ROWS) * m * 8
+
+
+def test_constant_prior_mean_is_the_zero_mean_gp_on_shifted_data():
+    """``GP(m, k)`` on ``y`` = ``GP(0, k)`` on ``y - m``, plus ``m`` (R&W eq. 2.38); the variance,
+    the Cholesky factor and the information gain do not depend on ``m``."""
+    X, y, Xs = _data()
+    m = 3.7
+    kernel = KERNEL_PAIRS[3][0]
+    ref = GPPosterior(kernel, 0.05)
+    ref.add_batch(X[:30], y[:30] - m)
+    post = GPPosterior(kernel, 0.05, prior_mean=m)
+    np.testing.assert_allclose(post.predict(Xs)[0], m)  # the prior
+    post.add_batch(X[:20], y[:20])  # block path, then a tracker, then one row at a time
+    tracker = post.track(Xs)
+    for x, v in zip(X[20:30], y[20:30], strict=True):
+        post.add(x, v)
+    mean_ref, var_ref = ref.predict(Xs)
+    for mean, var in (post.predict(Xs), (tracker.mean, tracker.var)):
+        np.testing.assert_allclose(mean, mean_ref + m, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(var, var_ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(post.alpha(), ref.alpha(), rtol=1e-10)
+    np.testing.assert_allclose(post.mean_at_observations(), ref.mean_at_observations() + m)
+    np.testing.assert_allclose(post.info_gain, ref.info_gain, rtol=1e-12)
+    # and scikit-learn with the shift done by hand
+    mean_sk, sd_sk = _sklearn(KERNEL_PAIRS[3][1], X[:30], y[:30] - m, 0.05).predict(
+        Xs, return_std=True
+    )
+    np.testing.assert_allclose(post.predict(Xs)[0], mean_sk + m, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(post.predict(Xs)[1], sd_sk**2, rtol=1e-8, atol=1e-12)
+
+
+def test_constant_mean_and_scale_maximise_the_likelihood():
+    """The closed forms against a numerical maximum of ``log N(y; m 1, s^2 (K + lam I))``, and the
+    sample mean / population variance when the points are uncorrelated and noise-free."""
+    from scipy.optimize import minimize
+
+    from kernelbandits.regression import fit_constant_mean_and_scale
+
+    X, y, _ = _data(n=25)
+    y = 0.9 + 0.05 * y
+    kernel = Matern(0.4, nu=2.5)
+    m, s2 = fit_constant_mean_and_scale(kernel, X, y, 0.01)
+
+    def nll(p):
+        return -log_marginal_likelihood(kernel * np.exp(p[1]), X, y - p[0], 0.01 * np.exp(p[1]))
+
+    best = minimize(
+        nll,
+        [float(np.mean(y)), np.log(np.var(y))],
+        method="Nelder-Mead",
+        options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000},
+    )
+    np.testing.assert_allclose([m, np.log(s2)], best.x, atol=1e-5)
+    assert nll([m, np.log(s2)]) <= best.fun + 1e-9
+    far = 100.0 * np.arange(6.0)[:, None]  # k(far_i, far_j) ~ 0
+    vals = np.array([0.91, 0.95, 0.97, 0.93, 0.96, 0.94])
+    m, s2 = fit_constant_mean_and_scale(RBF(1.0), far, vals, 1e-12)
+    np.testing.assert_allclose([m, s2], [vals.mean(), vals.var()], rtol=1e-9)

@@ -230,3 +230,57 @@ def test_n_sweep_uses_nested_source_subsets():
     assert sizes == [25, 100, 400]
     small = spec.policies["DeltaBO N=25"](problem, 0).source
     np.testing.assert_array_equal(small.X, problem.source.X[:25])
+
+
+@pytest.mark.parametrize("cls", [DeltaBO, JointGPUCB])
+def test_prior_mean_is_the_zero_mean_model_on_shifted_data(cls):
+    """``g ~ GP(m, k_g)``: the posterior of ``f`` is the zero-mean one on ``y - m`` (source and
+    target) plus ``m``, the width is unchanged, and so are the proposals."""
+    rng = np.random.default_rng(2)
+    Xs = rng.uniform(0, 1, (15, 2))
+    m = 0.93
+    shifted = SourceData(Xs, g(Xs), 0.04)
+    raw = SourceData(Xs, g(Xs) + m, 0.04)
+    pol_m = cls(GRID, raw, KG, KD, noise_var=0.01, beta=2.0, seed=0, prior_mean=m)
+    pol_0 = cls(GRID, shifted, KG, KD, noise_var=0.01, beta=2.0, seed=0)
+    X, y = _tell_some(pol_0)
+    for x, v in zip(X, y, strict=True):
+        pol_m.tell(x, v + m)
+    for p_m, p_0 in ((pol_m.mean_sd(GRID.points), pol_0.mean_sd(GRID.points)),):
+        np.testing.assert_allclose(p_m[0], p_0[0] + m, atol=1e-10)
+        np.testing.assert_allclose(p_m[1], p_0[1], atol=1e-12)
+    for _ in range(3):
+        x = pol_m.ask()
+        np.testing.assert_array_equal(x, pol_0.ask())
+        pol_m.tell(x, float(f(x[None, :])[0]) + m)
+        pol_0.tell(x, float(f(x[None, :])[0]))
+
+
+def test_automl_models_take_the_source_level_and_scale():
+    """tr-automl-*: GP(m, s^2 k) with (m, s^2) the ML fit on the source study, tau^2 and the
+    noises in units of s^2, Env-GP's prior too; the baselines normalise y; the synthetic
+    problems keep GP(0, k) (their trajectories are those of the zero-mean code)."""
+    from kernelbandits.experiments.catalog import transfer as C
+    from kernelbandits.regression import fit_constant_mean_and_scale
+
+    prob, s = C.automl_problem("mlp", 0), C.SETTINGS["mlp"]
+    m, s2 = C.output_level(prob.source, s, s.k_g)
+    ref = fit_constant_mean_and_scale(Matern(2.0, nu=2.5), prob.source.X, prob.source.y, 4e-4)
+    np.testing.assert_allclose((m, s2), ref)
+    # near-uncorrelated configurations: close to the sample mean and variance
+    assert m == pytest.approx(prob.source.y.mean(), abs=1e-3)
+    assert s2 == pytest.approx(prob.source.y.var(), rel=0.05)
+    pols = C._policies("mlp", C.N_INIT)
+    delta = pols["DeltaBO"](prob, 0).policy
+    assert delta.source_posterior.prior_mean == m
+    assert delta.source_kernel.variance == pytest.approx(s2)
+    assert delta.delta_kernel.variance == pytest.approx(0.2**2 * s2)
+    assert delta.noise_var == pytest.approx(0.01**2 * s2)
+    assert delta.source.noise_var == pytest.approx(0.02**2 * s2)
+    env = pols["Env-GP"](prob, 0).policy
+    m_f, s2_f = C.output_level(prob.source, s, s.k_f)
+    assert (env.prior_mean, env.beta0, env.source_var) == pytest.approx((m_f, 3 * s2_f, 0.2 * s2_f))
+    assert pols["GP-UCB"](prob, 0).policy.normalize_y
+    syn = C.assumption_problem(0)
+    assert C.output_level(syn.source, C.SETTINGS["assumption"], (("se", 1.0, 1.0))) == (0.0, 1.0)
+    assert not C._policies("assumption", 0)["GP-UCB"](syn, 0).normalize_y

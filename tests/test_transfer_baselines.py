@@ -334,3 +334,38 @@ def test_problem_builders_reject_bad_arguments():
         gaussian_kernel_transfer(0, shift=10.0)
     with pytest.raises(ValueError):
         gaussian_kernel_transfer(0, n_source=500, grid_size=10)  # more than the grid holds
+
+
+@pytest.mark.parametrize("cls", [EnvGP, DiffGP])
+def test_prior_mean_is_the_zero_mean_model_on_shifted_data(cls):
+    """Every GP ``GP(m, k)``: the posterior is the zero-mean one on ``y - m`` plus ``m`` (Env-GP's
+    residuals ``y_t - mu_src(x_t)``, hence ``v``, and Diff-GP's corrections are unchanged)."""
+    m = 0.95
+    base = make_source()
+    raw = SourceData(base.X, base.y + m, base.noise_var)
+    pol_m, pol_0 = (
+        cls(GRID, KERNEL, raw, NOISE, 2.0, prior_mean=m),
+        cls(GRID, KERNEL, base, NOISE, 2.0),
+    )
+    np.testing.assert_allclose(pol_m.source_mean(GRID.points), source_mean(base, GRID.points) + m)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        x = pol_0.ask()
+        np.testing.assert_array_equal(pol_m.ask(), x)
+        y = target(x) + 0.1 * rng.standard_normal()
+        pol_0.tell(x, y)
+        pol_m.tell(x, y + m)
+    for X in (None, GRID.points):
+        (mu_m, sd_m), (mu_0, sd_0) = pol_m.mean_sd(X), pol_0.mean_sd(X)
+        np.testing.assert_allclose(mu_m, mu_0 + m, atol=1e-10)
+        np.testing.assert_allclose(sd_m, sd_0, atol=1e-12)
+    if cls is EnvGP:
+        assert pol_m.source_var == pytest.approx(pol_0.source_var, rel=1e-10)
+    # and the independent reference: a GP on y - m of the current blocks, plus m
+    blocks = [
+        (raw.X, pol_m.source_block_values() - m, pol_m.source_block_noise()),
+        (pol_m.X_observed, pol_m.y_observed - m, NOISE),
+    ]
+    mean, var = gp_on(blocks, GRID.points)
+    np.testing.assert_allclose(pol_m.mean_sd()[0], mean + m, atol=1e-8)
+    np.testing.assert_allclose(pol_m.mean_sd()[1] ** 2, var, atol=1e-8)

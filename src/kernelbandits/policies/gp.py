@@ -8,7 +8,10 @@ O(|X| t) per round, so a decision is one vectorised pass over the grid. On a
 
 Kernel hyperparameters are fixed by the user by default. With ``fit_hyperparameters=True`` the
 kernel (and, with ``fit_noise=True``, the noise) is refitted by type-II maximum likelihood every
-``refit_every`` observations, which rebuilds the posterior once per refit.
+``refit_every`` observations, which rebuilds the posterior once per refit. With
+``normalize_y=True`` the observations are standardised by their running mean and standard
+deviation (scikit-learn's ``GaussianProcessRegressor(normalize_y=True)``), which also rebuilds
+the posterior after every observation.
 """
 
 from __future__ import annotations
@@ -40,6 +43,11 @@ class GPPolicy(Policy):
     kernel : prior covariance of the GP.
     noise_var : noise variance / kernel-ridge regulariser ``lam`` (> 0).
     fit_hyperparameters : refit the kernel by maximum likelihood every ``refit_every`` rounds.
+    normalize_y : standardise the observations: with ``m``, ``s`` the mean and standard deviation
+        of the ``t`` values observed so far (``s = 1`` while it is 0), the posterior is that of
+        ``GP(m, s^2 k)`` with noise ``s^2 noise_var`` -- ``kernel`` and ``noise_var`` are in
+        standardised units, as in scikit-learn's ``normalize_y`` -- rebuilt after every
+        observation in O(t^3 + |grid| t^2). Not combinable with ``fit_hyperparameters``.
     """
 
     def __init__(
@@ -51,22 +59,29 @@ class GPPolicy(Policy):
         fit_hyperparameters: bool = False,
         fit_noise: bool = False,
         refit_every: int = 10,
+        normalize_y: bool = False,
     ) -> None:
         super().__init__(domain, seed)
         check_kernel(kernel, domain.dim)
         if int(refit_every) < 1:
             raise ValueError(f"refit_every must be >= 1; got {refit_every!r}")
+        if normalize_y and fit_hyperparameters:
+            raise ValueError("normalize_y and fit_hyperparameters cannot be combined")
         self.fit_hyperparameters, self.fit_noise = bool(fit_hyperparameters), bool(fit_noise)
         self.refit_every = int(refit_every)
-        self._set_posterior(kernel, check_positive(noise_var, "noise_var"))
+        self.normalize_y = bool(normalize_y)
+        # the kernel and noise in the units of the model (standardised ones with normalize_y)
+        self._kernel, self._noise_var = kernel, check_positive(noise_var, "noise_var")
+        self._set_posterior(kernel, self._noise_var)
 
     @property
     def kernel(self) -> Kernel:
-        return self.posterior.kernel
+        """The prior covariance in the model's units (before the ``normalize_y`` scaling)."""
+        return self._kernel
 
     @property
     def noise_var(self) -> float:
-        return self.posterior.noise_var
+        return self._noise_var
 
     def _set_posterior(
         self,
@@ -74,9 +89,10 @@ class GPPolicy(Policy):
         noise_var: float,
         X: FloatArray | None = None,
         y: FloatArray | None = None,
+        prior_mean: float = 0.0,
     ) -> None:
         """A fresh posterior (and grid cache) for ``kernel``, holding the data ``X (t, d)``, ``y (t,)``."""
-        self.posterior = GPPosterior(kernel, noise_var, input_dim=self.domain.dim)
+        self.posterior = GPPosterior(kernel, noise_var, self.domain.dim, prior_mean)
         self._grid: CandidatePosterior | None = None
         if isinstance(self.domain, Grid):
             self._grid = self.posterior.track(self.domain.points)
@@ -84,6 +100,12 @@ class GPPolicy(Policy):
             self.posterior.add_batch(X, y)
 
     def _update(self, x: FloatArray, y: float) -> None:
+        if self.normalize_y:
+            X, Y = np.vstack([*self._X, x]), np.append(self._y, y)
+            s = float(np.std(Y))
+            s = s if s > 0 else 1.0  # scikit-learn's rule for a constant y
+            self._set_posterior(self._kernel * s**2, s**2 * self._noise_var, X, Y, float(Y.mean()))
+            return
         self.posterior.add(x, y)
         t = self.posterior.n_observations
         if self.fit_hyperparameters and t >= 2 and t % self.refit_every == 0:
@@ -91,6 +113,7 @@ class GPPolicy(Policy):
             kernel, lam = fit_hyperparameters(
                 self.kernel, X, Y, self.noise_var, fit_noise=self.fit_noise, seed=self.rng
             )
+            self._kernel, self._noise_var = kernel, lam
             self._set_posterior(kernel, lam, X, Y)  # the one full re-factorisation per refit
 
     def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:

@@ -22,6 +22,13 @@ Lin, Zhao, Kolar & Liu, *Provable Accelerated Bayesian Optimization with Knowled
   source rows with noise ``sigma_0^2`` and target rows with ``sigma^2``; the prediction of ``f``
   is at tag 1. With no source data it is GP-UCB with ``k_g + k_delta``.
 
+Both take a constant ``prior_mean`` ``m`` for ``g`` (default 0, Assumption 1 as printed):
+``g ~ GP(m, k_g)``, so eq. (5) becomes ``mu_g(x) = m + k_g,N(x)^T (K_g,N + sigma_0^2 I)^{-1}
+(y^(0) - m 1)`` and ``sigma_g^2`` is unchanged; ``delta`` keeps mean 0, and so ``f`` has mean
+``m``. Assumption 1 bounds the kernels by 1 "without loss of generality", i.e. for outputs on
+a unit scale; real outputs such as accuracies around 0.95 need their level ``m`` (and their
+scale, in the kernels' variances) -- the experiments' catalog sets both.
+
 Shapes: ``X_src (N, d)``, ``y_src (N,)``; candidate sets ``(m, d)``.
 """
 
@@ -130,6 +137,7 @@ class DeltaBO(_TransferUCB):
     noise_var : the target noise ``sigma^2``.
     beta : constant ``beta_t`` (the multiplier is ``sqrt(beta)``); ``None`` for Thm 1's.
     rho : Thm 1's confidence parameter.
+    prior_mean : the constant prior mean ``m`` of ``g`` (module notes; default 0).
     """
 
     name = "DeltaBO"
@@ -145,13 +153,14 @@ class DeltaBO(_TransferUCB):
         rho: float = 0.1,
         source_noise_var: float | None = None,
         seed: SeedLike = None,
+        prior_mean: float = 0.0,
     ) -> None:
         super().__init__(domain, source, noise_var, beta, rho, source_noise_var, seed)
         self.source_kernel = check_kernel(source_kernel, domain.dim)
         self.delta_kernel = check_kernel(delta_kernel, domain.dim)
         # eq. (5): the source posterior, computed once; a noiseless source gets a tiny jitter
         self.source_posterior = GPPosterior(
-            source_kernel, max(self.source.noise_var, 1e-10), input_dim=domain.dim
+            source_kernel, max(self.source.noise_var, 1e-10), domain.dim, prior_mean
         )
         if self.source.n:
             self.source_posterior.add_batch(self.source.X, self.source.y)
@@ -240,7 +249,8 @@ def _tag(X: FloatArray, tag: float) -> FloatArray:
 class JointGPUCB(_TransferUCB):
     """GP-UCB on the exact posterior of ``f = g + delta`` given the source and target data.
 
-    The reference DeltaBO approximates (same parameters as :class:`DeltaBO`; the acquisition is
+    The reference DeltaBO approximates (same parameters as :class:`DeltaBO`, ``prior_mean`` the
+    constant mean of ``g`` and so of ``f``; the acquisition is
     ``mu_f + sqrt(beta_t) sigma_f``). Source rows enter once, with noise ``sigma_0^2``; each target
     observation adds one row in ``O((N + t)^2)`` (and ``O(|X| (N + t))`` for a Grid's cache).
     """
@@ -258,10 +268,11 @@ class JointGPUCB(_TransferUCB):
         rho: float = 0.1,
         source_noise_var: float | None = None,
         seed: SeedLike = None,
+        prior_mean: float = 0.0,
     ) -> None:
         super().__init__(domain, source, noise_var, beta, rho, source_noise_var, seed)
         self.kernel = TransferKernel(source_kernel, delta_kernel, domain.dim)
-        self.posterior = GPPosterior(self.kernel, self.noise_var, input_dim=domain.dim + 1)
+        self.posterior = GPPosterior(self.kernel, self.noise_var, domain.dim + 1, prior_mean)
         if self.source.n:
             self.posterior.add_batch(
                 _tag(self.source.X, 0.0), self.source.y, max(self.source.noise_var, 1e-10)

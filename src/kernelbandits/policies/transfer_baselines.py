@@ -16,6 +16,10 @@ source block each round:
   a GP fit to the target residuals ``y_t - mu_src(x_t)`` corrects every source value by its
   posterior mean, every round.
 
+Both take a constant ``prior_mean`` (default 0) for the source function and the target: every
+GP here is ``GP(prior_mean, k)`` -- the zero-mean formulas below applied to ``y - prior_mean``,
+plus ``prior_mean``; the difference GP of Diff-GP keeps mean 0.
+
 Notation (shapes):
     N             number of source points;  X_s (N, d), y_s (N,), noise ``s`` each
     t             number of target points;  X_t (t, d), y_t (t,), noise ``sigma^2`` each
@@ -57,7 +61,13 @@ from numpy.typing import ArrayLike
 from scipy.linalg import cholesky, solve_triangular
 
 from kernelbandits._random import SeedLike
-from kernelbandits._validation import FloatArray, as_points, check_nonnegative, check_positive
+from kernelbandits._validation import (
+    FloatArray,
+    as_finite_scalar,
+    as_points,
+    check_nonnegative,
+    check_positive,
+)
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
@@ -209,8 +219,10 @@ class _SourceGPUCB(Policy):
         noise_var: float,
         beta: BetaSchedule | float,
         seed: SeedLike = None,
+        prior_mean: float = 0.0,
     ) -> None:
         super().__init__(domain, seed)
+        self.prior_mean = as_finite_scalar(prior_mean, "prior_mean")
         if not isinstance(source, SourceData):
             raise ValueError(f"source must be SourceData; got {type(source).__name__}")
         self.source = source.check_dim(domain.dim)
@@ -223,7 +235,9 @@ class _SourceGPUCB(Policy):
         self._model = _SourceTargetGP(kernel, X_src, self.noise_var, grid)
         # mu_src: the GP on the source data alone, noise sigma_0^2 (floored)
         self._src_noise = max(self.source.noise_var, MIN_SOURCE_NOISE)
-        self._alpha_src = self._model.source_mean_weights(self._src_noise, self.source.y)
+        self._alpha_src = self._model.source_mean_weights(
+            self._src_noise, self.source.y - self.prior_mean
+        )
         self._fit_cache: _Fit | None = None
 
     # -- the model the subclasses choose -------------------------------------------------------
@@ -237,18 +251,19 @@ class _SourceGPUCB(Policy):
 
     # -- posterior ------------------------------------------------------------------------------
     def source_mean(self, X: ArrayLike) -> FloatArray:
-        """``mu_src(X)``: posterior mean of the GP (kernel ``k``, noise ``sigma_0^2``) fit on the
-        source data alone, at ``X (m, d)``, shape ``(m,)``."""
+        """``mu_src(X)``: posterior mean of the GP (kernel ``k``, noise ``sigma_0^2``, constant
+        mean ``prior_mean``) fit on the source data alone, at ``X (m, d)``, shape ``(m,)``."""
         Xa = as_points(X, "X", self.domain.dim)
         if self.source.n == 0:
-            return np.zeros(Xa.shape[0])
-        return self.kernel(Xa, self._model.Xs) @ self._alpha_src
+            return np.full(Xa.shape[0], self.prior_mean)
+        return self.prior_mean + self.kernel(Xa, self._model.Xs) @ self._alpha_src
 
     def _fit(self) -> _Fit:
         if self._fit_cache is None:
-            y_t = np.asarray(self._y, dtype=float)
+            m0 = self.prior_mean
+            y_t = np.asarray(self._y, dtype=float) - m0
             self._fit_cache = self._model.fit(
-                self.source_block_noise(), self.source_block_values(), y_t
+                self.source_block_noise(), self.source_block_values() - m0, y_t
             )
         return self._fit_cache
 
@@ -261,7 +276,7 @@ class _SourceGPUCB(Policy):
             mu, var = self._model.on_candidates(self._fit())
         else:
             mu, var = self._model.predict(as_points(X, "X", self.domain.dim), self._fit())
-        return mu, np.sqrt(var)
+        return self.prior_mean + mu, np.sqrt(var)
 
     @property
     def info_gain(self) -> float:
@@ -322,6 +337,7 @@ class EnvGP(_SourceGPUCB):
     alpha0, beta0 : inverse-gamma prior of ``v`` (> 0); defaults 5 and 3 as in the code.
     initial_source_var : ``v`` before any target observation (>= 0); default 0.2.
     estimate_source_var : ``False`` keeps ``v = initial_source_var`` fixed (for checks).
+    prior_mean : constant prior mean of every GP (module notes; default 0).
     """
 
     name = "Env-GP"
@@ -338,12 +354,13 @@ class EnvGP(_SourceGPUCB):
         initial_source_var: float = 0.2,
         seed: SeedLike = None,
         estimate_source_var: bool = True,
+        prior_mean: float = 0.0,
     ) -> None:
         self.alpha0 = check_positive(alpha0, "alpha0")
         self.beta0 = check_positive(beta0, "beta0")
         self.source_var = check_nonnegative(initial_source_var, "initial_source_var")
         self.estimate_source_var = bool(estimate_source_var)
-        super().__init__(domain, kernel, source, noise_var, beta, seed)
+        super().__init__(domain, kernel, source, noise_var, beta, seed, prior_mean)
         self._residuals = np.zeros(0)  # y_t - mu_src(x_t), shape (t,)
 
     def source_block_noise(self) -> float:
@@ -391,6 +408,7 @@ class DiffGP(_SourceGPUCB):
     noise_var : target noise variance ``sigma^2`` (> 0).
     beta : UCB width schedule, or a number for a constant ``w_t``.
     diff_kernel : kernel of the difference GP; ``None`` means ``kernel``.
+    prior_mean : constant prior mean of the source and joint GPs (module notes; default 0).
     """
 
     name = "Diff-GP"
@@ -404,8 +422,9 @@ class DiffGP(_SourceGPUCB):
         beta: BetaSchedule | float,
         diff_kernel: Kernel | None = None,
         seed: SeedLike = None,
+        prior_mean: float = 0.0,
     ) -> None:
-        super().__init__(domain, kernel, source, noise_var, beta, seed)
+        super().__init__(domain, kernel, source, noise_var, beta, seed, prior_mean)
         dk = kernel if diff_kernel is None else check_kernel(diff_kernel, domain.dim)
         self.difference = GPPosterior(dk, self.noise_var, input_dim=domain.dim)
         self._corrected = np.asarray(self.source.y, dtype=float).copy()

@@ -8,7 +8,11 @@ from kernelbandits.regression.gp import (
     information_gain,
     sample_gaussian,
 )
-from kernelbandits.regression.likelihood import fit_hyperparameters, log_marginal_likelihood
+from kernelbandits.regression.likelihood import (
+    fit_constant_mean_and_scale,
+    fit_hyperparameters,
+    log_marginal_likelihood,
+)
 from kernelbandits.regression.multitask import (
     BlockPosterior,
     DecoupledPosterior,
@@ -43,6 +47,7 @@ __all__ = [
     "RandomFourierFeatures",
     "VectorPosterior",
     "batch_posterior",
+    "fit_constant_mean_and_scale",
     "fit_hyperparameters",
     "information_gain",
     "log_marginal_likelihood",

@@ -4,10 +4,14 @@ Notation (Rasmussen & Williams 2006, Alg. 2.1; shared notes section 0):
     t            number of observations
     X_t (t, d)   observed points;  y_t (t,) observed values;  lam (t,) noise variances
     K_t (t, t)   k(X_t, X_t);      L (t, t) lower Cholesky factor of K_t + diag(lam)
-    z (t,)       L^{-1} y_t
+    m            constant prior mean (``prior_mean``, default 0)
+    z (t,)       L^{-1} (y_t - m)
     k_t(x) (t,)  k(X_t, x)
-    mean         mu_t(x)      = k_t(x)^T (K_t + diag lam)^{-1} y_t = (L^{-1} k_t(x))^T z
+    mean         mu_t(x)      = m + k_t(x)^T (K_t + diag lam)^{-1} (y_t - m) = m + (L^{-1} k_t(x))^T z
     variance     sigma_t^2(x) = k(x, x) - ||L^{-1} k_t(x)||^2
+
+A constant prior mean ``GP(m, k)`` is the zero-mean posterior on ``y - m`` shifted by ``m``
+(R&W eq. 2.38 with a constant mean function); the variance does not depend on it.
 
 A homoscedastic ``lam_i = noise_var`` gives the usual GP (and kernel ridge with regulariser
 ``noise_var``); per-observation ``lam_i`` gives the heteroscedastic / weighted posterior of the
@@ -52,20 +56,26 @@ def _chunks(m: int, t: int) -> list[slice]:
 
 
 class GPPosterior:
-    """Exact GP posterior with zero prior mean and per-observation Gaussian noise.
+    """Exact GP posterior with a constant prior mean and per-observation Gaussian noise.
 
     Parameters
     ----------
     kernel : the prior covariance ``k``.
     noise_var : default noise variance ``lam`` (the kernel-ridge regulariser), > 0.
     input_dim : dimension ``d``; inferred from the kernel or the first observation if omitted.
+    prior_mean : the constant prior mean ``m`` (default 0: ``GP(0, k)``).
     """
 
     def __init__(
-        self, kernel: Kernel, noise_var: float = 1.0, input_dim: int | None = None
+        self,
+        kernel: Kernel,
+        noise_var: float = 1.0,
+        input_dim: int | None = None,
+        prior_mean: float = 0.0,
     ) -> None:
         self.kernel = check_kernel(kernel, input_dim)
         self.noise_var = check_positive(noise_var, "noise_var")
+        self.prior_mean = as_finite_scalar(prior_mean, "prior_mean")
         self.input_dim = input_dim if input_dim is not None else kernel.input_dim
         self._t = 0
         self._cap = 0
@@ -73,7 +83,7 @@ class GPPosterior:
         self._X = np.zeros((0, self.input_dim or 0))
         self._y = np.zeros(0)
         self._lam = np.zeros(0)
-        self._z = np.zeros(0)
+        self._z = np.zeros(0)  # L^{-1} (y - m)
         self._log_diag_sum = 0.0  # sum_s log L_ss, for the information gain
         self._trackers: list[CandidatePosterior] = []
 
@@ -125,7 +135,9 @@ class GPPosterior:
         prior_var = float(self.kernel.diag(xv[None, :])[0])
         var_before = max(prior_var - float(row @ row), 0.0)  # sigma_{t-1}^2(x) >= 0
         l_tt = np.sqrt(var_before + lam)
-        z_t = (yv - float(row @ self._z[:t])) / l_tt  # forward substitution, last row
+        z_t = (
+            yv - self.prior_mean - float(row @ self._z[:t])
+        ) / l_tt  # forward substitution, last row
         self._reserve(t + 1)
         self._L[t, :t], self._L[t, t] = row, l_tt
         self._X[t], self._y[t], self._lam[t], self._z[t] = xv, yv, lam, z_t
@@ -160,7 +172,7 @@ class GPPosterior:
         L21t = self._solve_L(self.kernel(self._X[:t], Xn)) if t else np.zeros((0, n))  # (t, n)
         S = self.kernel(Xn) + np.diag(lam) - L21t.T @ L21t  # Schur complement (n, n)
         L22 = cholesky(S, lower=True)
-        z2 = solve_triangular(L22, yn - L21t.T @ self._z[:t], lower=True)
+        z2 = solve_triangular(L22, yn - self.prior_mean - L21t.T @ self._z[:t], lower=True)
         self._reserve(t + n)
         self._L[t : t + n, :t], self._L[t : t + n, t : t + n] = L21t.T, L22
         self._X[t : t + n], self._y[t : t + n], self._lam[t : t + n] = Xn, yn, lam
@@ -176,12 +188,12 @@ class GPPosterior:
         Xa = as_points(X, "X", self.input_dim)
         kdiag = self.kernel.diag(Xa)
         if self._t == 0:
-            return np.zeros(Xa.shape[0]), kdiag
+            return np.full(Xa.shape[0], self.prior_mean), kdiag
         t, m = self._t, Xa.shape[0]
         mean, var = np.empty(m), np.empty(m)
         for cols in _chunks(m, t):  # bounded memory: one (t, chunk) block at a time
             V = self._solve_L(self.kernel(self._X[:t], Xa[cols]))
-            mean[cols] = V.T @ self._z[:t]
+            mean[cols] = self.prior_mean + V.T @ self._z[:t]
             var[cols] = kdiag[cols] - np.einsum("ij,ij->j", V, V)
         return mean, np.maximum(var, 0.0)
 
@@ -208,12 +220,13 @@ class GPPosterior:
         return sample_gaussian(self.mean(Xa), self.cov(Xa), n_samples, as_generator(seed))
 
     def alpha(self) -> FloatArray:
-        """``(K_t + diag lam)^{-1} y_t``, shape ``(t,)``: ``mu_t(x) = k_t(x)^T alpha``."""
+        """``(K_t + diag lam)^{-1} (y_t - m)``, shape ``(t,)``: ``mu_t(x) = m + k_t(x)^T alpha``."""
         t = self._t
-        return cho_solve((self._L[:t, :t], True), self._y[:t]) if t else np.zeros(0)
+        y = self._y[:t] - self.prior_mean
+        return cho_solve((self._L[:t, :t], True), y) if t else np.zeros(0)
 
     def mean_at_observations(self) -> FloatArray:
-        """``mu_t(X_t)``, shape ``(t,)``, in O(t^2): ``K_t alpha = y - diag(lam) alpha``."""
+        """``mu_t(X_t)``, shape ``(t,)``, in O(t^2): ``m + K_t alpha = y - diag(lam) alpha``."""
         t = self._t
         return self._y[:t] - self._lam[:t] * self.alpha()
 
@@ -358,7 +371,7 @@ class CandidatePosterior:
             self._V.assign(
                 0, cols, posterior._solve_L(posterior.kernel(posterior._X[:t], candidates[cols]))
             )
-        self._mean = self._V.left_multiply(posterior._z[:t, None])[0]
+        self._mean = posterior.prior_mean + self._V.left_multiply(posterior._z[:t, None])[0]
         self._var = self._kdiag - self._V.column_sq_norms()
 
     @property

@@ -80,3 +80,30 @@ def fit_hyperparameters(
         key=lambda res: float(res.fun),
     )
     return unpack(np.asarray(best.x, dtype=float))
+
+
+def fit_constant_mean_and_scale(
+    kernel: Kernel, X: ArrayLike, y: ArrayLike, noise_var: float
+) -> tuple[float, float]:
+    """Maximum-likelihood constant mean ``m`` and output scale ``s^2`` for fixed ``kernel``.
+
+    The model is ``y ~ N(m 1, s^2 C)`` with ``C = K + noise_var I`` (``kernel`` and ``noise_var``
+    in units of ``s``: the GP ``GP(m, s^2 k)`` with noise ``s^2 noise_var``). Both maxima of the
+    log marginal likelihood have closed forms (generalised least squares for ``m``; the profile
+    likelihood for ``s^2``; e.g. Santner, Williams & Notz 2003, Sec. 3.3):
+
+        m   = 1^T C^{-1} y / 1^T C^{-1} 1,     s^2 = (y - m 1)^T C^{-1} (y - m 1) / n.
+
+    With uncorrelated points and no noise (``C = I``) these are the sample mean and the
+    population variance. ``X (n, d)``, ``y (n,)``, ``n >= 1``; returns ``(m, s^2)``.
+    """
+    Xa = as_points(X, "X", kernel.input_dim)
+    ya = as_finite_vector(y, Xa.shape[0], "y")
+    if ya.size == 0:
+        raise ValueError("need at least one observation")
+    lam = check_positive(noise_var, "noise_var")
+    L = cholesky(kernel(Xa) + lam * np.eye(ya.size), lower=True)
+    c_one = cho_solve((L, True), np.ones(ya.size))
+    m = float(c_one @ ya / c_one.sum())
+    r = ya - m
+    return m, float(r @ cho_solve((L, True), r) / ya.size)
