@@ -9,6 +9,7 @@ from kernelbandits.kernels import RBF
 from kernelbandits.kernels.multitask import ICM, IndependentTasks
 from kernelbandits.policies.mtbkb import ITBKB, MTBKB, theorem3_q
 from kernelbandits.policies.multitask import ITKB, MOBO, MTKB
+from kernelbandits.policies.vector import paria_radius
 from kernelbandits.problems.multiobjective import VectorProblem, tabular_values
 from kernelbandits.problems.multitask_functions import perturbed_sine
 from kernelbandits.regression.multitask import batch_posterior, log_det_gain
@@ -268,3 +269,68 @@ def test_box_domains_are_supported(make):
         assert box.contains(x)
         pol.tell(x, perturbed_sine(x[None, :])[0])
     assert pol.n_observations == 4
+
+
+# -- closed forms at one repeated point (Thm 2 in the form the sensor diagnosis uses) ---------
+def test_mtkb_radius_and_width_at_a_repeated_point_match_the_eigenvalue_closed_form():
+    """On a one-point domain, with ``k(x, x) = 1`` and ``B = sum_i xi_i u_i u_i^T``, ``t`` pulls
+    give ``Gamma_t(x, x) = sum_i xi_i eta / (xi_i t + eta) u_i u_i^T`` (App. A.2), so the log-det
+    sum of Thm 2 telescopes to ``sum_i log(1 + xi_i t / eta) = log det(I + t B / eta)``."""
+    one = Grid(np.array([[0.3]]))
+    B = np.array([[0.21, -0.19, 0.12], [-0.19, 0.20, -0.14], [0.12, -0.14, 0.25]])
+    xi = np.linalg.eigvalsh(B)
+    scal = LinearScalarization()
+    eta, b, sigma, delta = 0.1, 2.46, 0.944, 0.1
+    pol = MTKB(one, ICM(K, B), scal, eta=eta, b=b, noise_std=sigma, delta=delta, seed=0)
+    rng = np.random.default_rng(3)
+    for t in range(1, 41):
+        pol.tell(one.points[0], rng.standard_normal(3))
+        if t in (1, 7, 40):
+            log_det = float(np.sum(np.log1p(xi * t / eta)))
+            assert pol.posterior.log_det_sum == pytest.approx(log_det, rel=1e-9)
+            beta = b + sigma / np.sqrt(eta) * np.sqrt(2 * np.log(1 / delta) + log_det)
+            assert pol.width() == pytest.approx(beta, rel=1e-9)
+            norm = float(np.max(xi * eta / (xi * t + eta)))
+            assert pol.mean_and_norm()[1][0] == pytest.approx(norm, rel=1e-9)
+    # the sensor substitute's numbers (B, b, sigma of seed 0): after 40 pulls of the only arm,
+    # beta_40 = 2.46 + 2.99 sqrt(4.61 + 11.1) = 14.3 times ||Gamma_40||^{1/2} = 0.050 is a bonus
+    # of 0.71, still 2.6 times the Chebyshev utility's range over all 336 cells (0.27)
+    assert pol.width() == pytest.approx(14.29, abs=0.01)
+    assert pol.width() * np.sqrt(pol.mean_and_norm()[1][0]) == pytest.approx(0.713, abs=0.001)
+
+
+# -- a radius given by the caller --------------------------------------------------------------
+def test_paria_radius_closed_form_and_validation():
+    r = paria_radius(2)
+    assert r(1) == pytest.approx(np.sqrt(0.4 * np.log(5.0)))
+    assert r(500) == pytest.approx(np.sqrt(0.4 * np.log(2001.0)))  # 1.743, the sensor grid's
+    with pytest.raises(ValueError, match="dim"):
+        paria_radius(0)
+
+
+@pytest.mark.parametrize("name", ["MT-KB", "MT-BKB", "IT-KB", "IT-BKB", "MOBO"])
+def test_every_policy_takes_a_constant_or_scheduled_radius(name):
+    common = {"seed": 0, "n_weights": 20}
+    make = {
+        "MT-KB": lambda beta: MTKB(GRID, ICM4, CHEB, beta=beta, **common),
+        "MT-BKB": lambda beta: MTBKB(GRID, ICM4, CHEB, horizon=50, beta=beta, **common),
+        "IT-KB": lambda beta: ITKB(GRID, K, N, CHEB, beta=beta, **common),
+        "IT-BKB": lambda beta: ITBKB(GRID, K, N, CHEB, horizon=50, beta=beta, **common),
+        "MOBO": lambda beta: MOBO(GRID, K, N, CHEB, beta=beta, **common),
+    }[name]
+    scheduled, constant = make(paria_radius(1)), make(0.7)
+    assert scheduled.width() == pytest.approx(np.sqrt(0.2 * np.log(3.0)))  # t = 1
+    _feed(scheduled, 6)
+    _feed(constant, 6)
+    assert scheduled.width() == pytest.approx(np.sqrt(0.2 * np.log(15.0)))  # t = 7
+    assert constant.width() == 0.7
+    with pytest.raises(ValueError, match="beta"):
+        make(-1.0)
+    with pytest.raises(ValueError, match="beta"):
+        make(lambda t: -1.0).width()
+
+
+def test_mobo_default_radius_is_paria_radius():
+    pol = MOBO(GRID, K, N, CHEB, seed=0)
+    _feed(pol, 4)
+    assert pol.width() == paria_radius(1)(5)

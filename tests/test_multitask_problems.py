@@ -164,3 +164,33 @@ def test_paper_settings_are_recorded():
     assert "SINE_TASK_WEIGHTS" in get("mt-sine").description
     assert "both axes" in get("mt-branin").description
     assert get("mt-bayes").metric == "instantaneous"
+
+
+def test_common_radius_ablation_gives_every_policy_mobos_radius():
+    """The mt-sensor-*-common-radius policies, built on a problem of the same kind (an ICM
+    VectorProblem, here the perturbed sine): every radius is Paria et al.'s except 'MT-KB
+    (Thm 2)', and 'MT-KB (diagonal B)' keeps only B's diagonal."""
+    from kernelbandits.experiments.catalog import multitask as mt
+
+    spec = get("mt-sensor-linear-common-radius")
+    assert dict(spec.policies) == mt.COMMON_RADIUS_POLICIES and spec.horizon == 500
+    assert "Ablation, not in the paper" in spec.description
+    assert "Random" in get("mt-sensor-chebyshev").policies
+    assert "explore uniformly" in get("mt-sensor-linear").description
+    prob = mt.sine_problem(0)
+    rng = np.random.default_rng(0)
+    X = prob.domain.points[rng.integers(0, 101, 9)]
+    for name, factory in spec.policies.items():
+        pol = factory(prob, 3)
+        for x in X:
+            pol.tell(x, prob.evaluate(x, rng))
+        if name == "Random":
+            continue
+        paria = np.sqrt(0.2 * np.log(2 * 10 + 1))  # d = 1, t = 10
+        if name == "MT-KB (Thm 2)":
+            assert pol.width() > 3 * paria
+        else:
+            assert pol.width() == pytest.approx(paria), name
+    diagonal = spec.policies["MT-KB (diagonal B)"](prob, 3)
+    # Evgeniou omega = 0.4, n = 4: B = 0.4 I + 0.6 1 1^T / 4, diagonal 0.55
+    np.testing.assert_allclose(diagonal.kernel.task_matrices[0], 0.55 * np.eye(4))

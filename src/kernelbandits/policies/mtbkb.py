@@ -37,7 +37,12 @@ from kernelbandits._validation import (
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.base import Kernel, check_kernel
 from kernelbandits.kernels.multitask import IndependentTasks, SeparableSum, check_multitask_kernel
-from kernelbandits.policies.vector import DEFAULT_N_WEIGHTS, ScalarizedUCB
+from kernelbandits.policies.vector import (
+    DEFAULT_N_WEIGHTS,
+    RadiusLike,
+    ScalarizedUCB,
+    check_radius,
+)
 from kernelbandits.regression.multitask import Method, log_det_gain
 from kernelbandits.regression.multitask_nystrom import (
     NystromVectorPosterior,
@@ -171,7 +176,7 @@ class MTBKB(_SketchedUCB):
         eps: float = 0.5,
         q: float | None = None,
         horizon: int | None = None,
-        beta: float | None = None,
+        beta: RadiusLike = None,
         merge_repeats: bool = True,
         method: Method = "auto",
         n_weights: int = DEFAULT_N_WEIGHTS,
@@ -185,11 +190,12 @@ class MTBKB(_SketchedUCB):
         )  # fmt: skip
         self.b = check_nonnegative(b, "b")
         self.noise_std = check_nonnegative(noise_std, "noise_std")
-        self.beta = None if beta is None else check_nonnegative(beta, "beta")
+        self.beta = check_radius(beta)
 
     def width(self) -> float:
-        if self.beta is not None:
-            return self.beta
+        given = self._given_radius(self.beta)
+        if given is not None:
+            return given
         rho = (1.0 + self.eps) / (1.0 - self.eps)
         inner = 2.0 * np.log(2.0 / self.delta) + rho * self.log_det_sum
         scale = 1.0 + 1.0 / np.sqrt(1.0 - self.eps)
@@ -209,7 +215,8 @@ class ITBKB(_SketchedUCB):
     "as given" in the papers); our single-task :class:`~kernelbandits.policies.bkb.BKB` follows
     the authors' code, which drops them.
 
-    Parameters as :class:`MTBKB`, with the scalar ``kernel`` and ``n_tasks``.
+    Parameters as :class:`MTBKB`, with the scalar ``kernel`` and ``n_tasks`` (``beta``
+    replaces the whole inflated radius).
     """
 
     name = "IT-BKB"
@@ -227,6 +234,7 @@ class ITBKB(_SketchedUCB):
         eps: float = 0.5,
         q: float | None = None,
         horizon: int | None = None,
+        beta: RadiusLike = None,
         merge_repeats: bool = True,
         n_weights: int = DEFAULT_N_WEIGHTS,
         random_scalarization: bool = False,
@@ -245,6 +253,7 @@ class ITBKB(_SketchedUCB):
         )
         if isinstance(domain, Grid):
             self._kappa2 = float(self.kernel.diag_blocks(domain.points).max())
+        self.beta = check_radius(beta)
 
     def logdet_estimate(self) -> float:
         """BKB Thm 1: ``rho log(kappa^2 t) sum_{i<=t} sigma~_t^2(x_i) / eta``."""
@@ -256,6 +265,9 @@ class ITBKB(_SketchedUCB):
         return float(rho * log_term * np.sum(self._data_norm) / self.eta)
 
     def width(self) -> float:
+        given = self._given_radius(self.beta)
+        if given is not None:
+            return given
         scale = 1.0 + 1.0 / np.sqrt(1.0 - self.eps)
         beta = 2.0 * self.noise_std * np.sqrt(self.logdet_estimate() + np.log(1.0 / self.delta))
         beta += scale * np.sqrt(self.eta) * self.b

@@ -13,6 +13,11 @@ Shared parameters (the paper's Sec. 5 values as defaults): ``eta = 0.1`` regular
 variance of the model), ``delta = 0.1``, ``noise_std`` the sub-Gaussian constant ``sigma`` of the
 noise (0.1 in the RKHS experiment), ``b`` the bound on the RKHS norm of ``f`` (``max_x ||f(x)||_2``
 in the paper when ``f`` is not an RKHS draw).
+
+Radius. The paper's experiments use the theorems' radii "exactly" (App. F) and so does every
+policy here by default. ``beta=`` replaces it by a constant or a schedule ``t -> beta_t``
+(e.g. :func:`~kernelbandits.policies.vector.paria_radius`, MOBO's): the practical setting the
+paper does not use, for ablations (``mt-sensor-*-common-radius``).
 """
 
 from __future__ import annotations
@@ -31,7 +36,13 @@ from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.base import Kernel, check_kernel
 from kernelbandits.kernels.multitask import IndependentTasks, SeparableSum, check_multitask_kernel
 from kernelbandits.policies.beta import IGPUCBBeta
-from kernelbandits.policies.vector import DEFAULT_N_WEIGHTS, ScalarizedUCB
+from kernelbandits.policies.vector import (
+    DEFAULT_N_WEIGHTS,
+    RadiusLike,
+    ScalarizedUCB,
+    check_radius,
+    paria_radius,
+)
 from kernelbandits.regression.multitask import (
     DecoupledPosterior,
     VectorCandidates,
@@ -93,7 +104,8 @@ class MTKB(_ExactModelUCB):
     b : bound on ``||f||_Gamma`` (default 1).
     noise_std : ``sigma``, sub-Gaussian constant of the noise (default 0.1).
     delta : confidence level in (0, 1) (default 0.1).
-    beta : a fixed radius instead of Thm 2 (``None``: Thm 2).
+    beta : a constant radius, or a schedule ``t -> beta_t`` of the round ``t`` being decided,
+        instead of Thm 2 (``None``: Thm 2).
     method : ``"auto"`` (ICM fast path when the kernel allows, App. A.2), ``"block"`` (eq. 1-2
         for any kernel), ``"decoupled"``, or ``"eigen"`` (ICM without candidate caches:
         bounded memory for large grids and many tasks, slower rounds; see
@@ -112,7 +124,7 @@ class MTKB(_ExactModelUCB):
         b: float = 1.0,
         noise_std: float = 0.1,
         delta: float = 0.1,
-        beta: float | None = None,
+        beta: RadiusLike = None,
         method: VectorMethod = "auto",
         n_weights: int = DEFAULT_N_WEIGHTS,
         random_scalarization: bool = False,
@@ -133,11 +145,12 @@ class MTKB(_ExactModelUCB):
         self.b = check_nonnegative(b, "b")
         self.noise_std = check_nonnegative(noise_std, "noise_std")
         self.delta = check_probability(delta, "delta")
-        self.beta = None if beta is None else check_nonnegative(beta, "beta")
+        self.beta = check_radius(beta)
 
     def width(self) -> float:
-        if self.beta is not None:
-            return self.beta
+        given = self._given_radius(self.beta)
+        if given is not None:
+            return given
         # Thm 2: log_det_sum = sum_{s<=t} log det(I_n + Gamma_{s-1}(x_s, x_s) / eta)
         inner = 2.0 * np.log(1.0 / self.delta) + self.posterior.log_det_sum
         return float(self.b + self.noise_std / np.sqrt(self.eta) * np.sqrt(inner))
@@ -157,7 +170,8 @@ class ITKB(_ExactModelUCB):
     same value"), so the posterior here uses ``eta`` and the noise term is rescaled to it:
     for regulariser ``lam`` the bound reads ``B + R / sqrt(lam) sqrt(...)`` (posterior with noise
     ``lam`` = kernel ``k / lam`` with unit noise), which is also what the MT paper's Thm 2 gives
-    at ``n = 1`` (``sigma / sqrt(eta)``). Other parameters as :class:`MTKB`.
+    at ``n = 1`` (``sigma / sqrt(eta)``). Other parameters as :class:`MTKB` (``beta``
+    replaces the whole inflated radius).
     """
 
     name = "IT-KB"
@@ -172,6 +186,7 @@ class ITKB(_ExactModelUCB):
         b: float = 1.0,
         noise_std: float = 0.1,
         delta: float = 0.1,
+        beta: RadiusLike = None,
         n_weights: int = DEFAULT_N_WEIGHTS,
         random_scalarization: bool = False,
         lipschitz: float = 1.0,
@@ -191,8 +206,12 @@ class ITKB(_ExactModelUCB):
         )
         # the noise term of IGP-UCB at regulariser eta: R / sqrt(eta) (see the class notes)
         self.radius = IGPUCBBeta(B=b, R=noise_std / np.sqrt(self.eta), delta=delta)
+        self.beta = check_radius(beta)
 
     def width(self) -> float:
+        given = self._given_radius(self.beta)
+        if given is not None:
+            return given
         assert isinstance(self.posterior, DecoupledPosterior)
         gamma = max(gp.info_gain for gp in self.posterior.components)
         single = self.radius.width(self.n_observations + 1, gamma, None)
@@ -215,7 +234,7 @@ class MOBO(_ExactModelUCB):
     ----------
     domain, kernel, n_tasks, scalarization, eta, n_weights, random_scalarization, seed : as
         :class:`ITKB` (``kernel`` is the scalar kernel of every objective).
-    beta : a fixed ``beta`` instead of the schedule above.
+    beta : a constant or another schedule ``t -> beta_t`` instead of the one above.
     """
 
     name = "MOBO"
@@ -227,7 +246,7 @@ class MOBO(_ExactModelUCB):
         n_tasks: int,
         scalarization: Scalarization,
         eta: float = 0.1,
-        beta: float | None = None,
+        beta: RadiusLike = None,
         n_weights: int = DEFAULT_N_WEIGHTS,
         random_scalarization: bool = False,
         seed: SeedLike = None,
@@ -244,13 +263,14 @@ class MOBO(_ExactModelUCB):
             1.0,
             seed,
         )
-        self.beta = None if beta is None else check_nonnegative(beta, "beta")
+        self.beta = check_radius(beta)
+        self._paria = paria_radius(domain.dim)
 
     def width(self) -> float:
-        if self.beta is not None:
-            return self.beta
-        d, t = self.domain.dim, self.n_observations + 1
-        return float(np.sqrt(0.2 * d * np.log(2.0 * d * t + 1.0)))
+        given = self._given_radius(self.beta)
+        if given is not None:
+            return given
+        return self._paria(self.n_observations + 1)
 
     def component_mean_sd(self, X: ArrayLike | None) -> tuple[FloatArray, FloatArray]:
         """Per-objective ``mu_j`` and ``sigma_j``, each ``(m, n)``."""

@@ -15,18 +15,53 @@ Notation: ``n`` tasks, ``m`` candidate points, ``S`` weight samples.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Callable
+from typing import TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from kernelbandits._random import SeedLike
-from kernelbandits._validation import FloatArray, as_finite_vector, check_positive
+from kernelbandits._validation import (
+    FloatArray,
+    as_finite_vector,
+    check_nonnegative,
+    check_positive,
+)
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.policies.base import Policy
 from kernelbandits.scalarization import ExpectedScalarization, Scalarization
 
 #: weight samples of the acquisition's expected scalarisation (the paper does not give a number)
 DEFAULT_N_WEIGHTS = 100
+
+#: a radius given by the caller instead of a theorem's: a constant, or ``t -> beta`` evaluated
+#: at the round ``t = 1, 2, ...`` being decided (``t - 1`` observations so far)
+RadiusLike: TypeAlias = float | Callable[[int], float] | None
+
+
+def paria_radius(dim: int) -> Callable[[int], float]:
+    """The UCB radius of Paria, Kandasamy & Poczos (2020), ``t -> sqrt(0.2 d log(2 d t + 1))``.
+
+    It is MOBO's (the MT paper, App. F: "the radius as specified in Paria et al. (2020)"; the
+    constant 0.2 is that of their reference implementation in Dragonfly). ``dim`` is ``d``, the
+    dimension of the domain; ``t >= 1`` the round being decided.
+    """
+    d = int(dim)
+    if d < 1:
+        raise ValueError(f"dim must be a positive integer; got {dim!r}")
+
+    def radius(t: int) -> float:
+        return float(np.sqrt(0.2 * d * np.log(2.0 * d * t + 1.0)))
+
+    return radius
+
+
+def check_radius(beta: RadiusLike) -> RadiusLike:
+    """``None``, a callable, or a finite ``beta >= 0`` (returned as float)."""
+    if beta is None or callable(beta):
+        return beta
+    return check_nonnegative(beta, "beta")
 
 
 class VectorPolicy(Policy):
@@ -118,6 +153,15 @@ class ScalarizedUCB(VectorPolicy):
     @abstractmethod
     def width(self) -> float:
         """``beta_{t-1}``, the radius of the next decision."""
+
+    def _given_radius(self, beta: RadiusLike) -> float | None:
+        """``beta`` evaluated for the next decision (round ``t = observations + 1``), or
+        ``None`` when the subclass's own (theorem) radius applies."""
+        if beta is None:
+            return None
+        if callable(beta):
+            return check_nonnegative(beta(self.n_observations + 1), "beta(t)")
+        return float(beta)
 
     # -- the acquisition ----------------------------------------------------------------------
     def scalarize(self, mean: FloatArray, weight: FloatArray | None) -> FloatArray:
