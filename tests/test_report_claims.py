@@ -236,11 +236,8 @@ def test_similar_and_not_above_use_the_paired_95_interval(make_results) -> None:
             }
         }
     )
-    v = similar("e", "edge", "b")(results)
-    assert v.status == "pass" and "paired difference 1.96 ± 1.96" in v.evidence
-    assert similar("e", "out", "b")(results).status == "fail"
-    assert similar("e", "b", "out")(results).status == "fail"
-    assert similar("e", "zero", "b")(results).status == "pass"
+    v = similar("e", "edge", "b")(results)  # reference mean 0: nothing is within 25% of it
+    assert v.status == "fail" and "paired difference 1.96 ± 1.96" in v.evidence
     assert not_above("e", "edge", "b")(results).status == "pass"
     assert not_above("e", "out", "b")(results).status == "fail"
     assert not_above("e", "b", "out")(results).status == "pass"  # lower
@@ -283,6 +280,29 @@ def test_a_claims_note_is_shown_with_its_evidence(make_results) -> None:
     claim = Claim("c", "quantum", "a below b", "Fig. 1", ("e",), below("e", "b", "a"), "why")
     table = claims_table(check_claims(results, [claim]))
     assert "| FAIL |" in table and "criterion: mean b < mean a. Note: why |" in table
+
+
+def test_similar_is_an_equivalence_test_within_a_margin_of_the_reference(make_results) -> None:
+    # reference b = 10 on both seeds; margin 25% -> |d| + 1.96 s.e. must be <= 2.5
+    results = make_results(
+        {
+            "e": {
+                "b": _final(10.0, 10.0),
+                "close": _final(10.5, 10.7),  # d = 0.6, s.e. 0.1: 0.796 <= 2.5
+                "edge": _final(11.5, 11.5),  # d = 1.5, s.e. 0: 1.5 <= 2.5
+                "wide": _final(7.0, 13.0),  # d = 0, s.e. 3: 5.88 > 2.5 (absence of evidence)
+                "far": _final(13.0, 13.0),  # d = 3 > 2.5
+                "same": _final(10.0, 10.0),
+            }
+        }
+    )
+    v = similar("e", "close", "b")(results)
+    assert v.status == "pass" and "25% of mean b (2.5)" in v.evidence
+    assert similar("e", "edge", "b")(results).status == "pass"
+    assert similar("e", "same", "b")(results).status == "pass"
+    assert similar("e", "wide", "b")(results).status == "fail"
+    assert similar("e", "far", "b")(results).status == "fail"
+    assert similar("e", "far", "b", margin=0.3)(results).status == "pass"
 
 
 def test_approaches_compares_tail_slopes(make_results) -> None:

@@ -33,8 +33,9 @@ The primitives, each deciding on the means ``m`` of a measure:
   ``max m(A) < min m(B)``.
 * :func:`lowest` -- ``m(a) < m(c)`` for every other policy ``c`` compared (strict).
 * :func:`decreasing` -- the means strictly decrease along a sequence (an N-sweep).
-* :func:`similar` -- the 95% confidence interval of the paired mean difference,
-  ``mean(a - b) ± 1.96 s.e.``, contains 0 (the transfer paper's interval convention).
+* :func:`similar` -- an equivalence test: the 95% confidence interval of the paired mean
+  difference, ``mean(a - b) ± 1.96 s.e.``, lies within ``± 25%`` of ``|m(b)|`` (a wide interval,
+  i.e. absence of evidence, fails; a difference too small to matter passes).
 * :func:`not_above` -- ``mean(a - b) <= 1.96 s.e.``: ``a`` is lower, or not significantly higher.
 * :func:`approaches` -- the tail rates agree within a relative tolerance:
   ``|s(a) - s(ref)| <= tol * s(ref)`` (default ``tol = 0.25``), "the same slope as the oracle".
@@ -417,13 +418,22 @@ def _difference(s: _Sample, ra: Ref, rb: Ref) -> tuple[float, float, str]:
     return d, half, text
 
 
-def similar(exp: str, a: str, b: str, measure: Measure = FINAL) -> Check:
-    """Pass iff the 95% interval ``mean(a - b) ± 1.96 s.e.`` of the paired difference holds 0."""
+SIMILAR_MARGIN = 0.25  # "similar": the difference's 95% interval within 25% of the reference
+
+
+def similar(
+    exp: str, a: str, b: str, measure: Measure = FINAL, margin: float = SIMILAR_MARGIN
+) -> Check:
+    """Pass iff the 95% interval ``mean(a - b) ± 1.96 s.e.`` of the paired difference lies within
+    ``± margin |mean(b)|``: an equivalence test, so that a wide interval (absence of evidence)
+    fails and a difference too small to matter passes."""
     ra, rb = (exp, a), (exp, b)
 
     def rule(s: _Sample) -> Verdict:
         d, half, text = _difference(s, ra, rb)
-        return _verdict(_le(abs(d), half), text, "|mean difference| <= 1.96 s.e.")
+        bound = margin * abs(s.mean(rb))
+        crit = f"|mean difference| + 1.96 s.e. <= {margin:.0%} of mean {s.name(rb)} ({_num(bound)})"
+        return _verdict(_le(abs(d) + half, bound), text, crit)
 
     return _paired([ra, rb], measure, rule)
 
@@ -827,6 +837,14 @@ _TR_AUTOML_NOTE = (
 )
 
 
+_TR_BOHACHEVSKY_NOTE = (
+    "with 400 source points DeltaBO starts next to the optimum: its per-round regret is about "
+    "0.03 from the first round to the last (GP-UCB's starts at 12), on about a third of the seeds "
+    "0 at the best grid point, on the others a neighbouring point it never leaves; there is no "
+    "growth to level off, and the check, relative to its own R_T, sees a straight line"
+)
+
+
 def _transfer() -> list[Claim]:
     p = "transfer"
     n_claim = ("DeltaBO's regret falls as the source data grows (R_T strictly decreasing over "
@@ -861,7 +879,7 @@ def _transfer() -> list[Claim]:
                lowest("tr-bohachevsky", "Env-GP", _BASELINES)),
         _claim("tr-bohachevsky-deltabo-levels-off", p, "DeltaBO's regret growth slows and "
                "eventually levels off (it finds the global optimum).", "Sec. 6.3, Fig. 1d",
-               plateaus("tr-bohachevsky", "DeltaBO")),
+               plateaus("tr-bohachevsky", "DeltaBO"), _TR_BOHACHEVSKY_NOTE),
         _claim("tr-assumption-deltabo-lowest", p, "Where Assumption 1 holds, DeltaBO has the "
                "lowest regret (Diff-GP fails to sustain DeltaBO's low regret).",
                "Sec. 6.3, Fig. 1e; Sec. 7", _deltabo_lowest("tr-assumption")),
