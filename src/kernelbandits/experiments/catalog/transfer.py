@@ -304,7 +304,16 @@ def _policies(key: str, n_init: int) -> dict[str, Callable[[Problem, int], Polic
         out[kind] = functools.partial(single_gp, kind, key, n_init)
     for kind in ("Env-GP", "Diff-GP"):
         out[kind] = functools.partial(shilton, kind, key, n_init)
+    out["Random"] = random_point
     return out
+
+
+def random_point(problem: Problem, seed: int) -> Policy:
+    """A uniformly random target point each round: the floor every learner must beat (not in the
+    paper; not drawn in the paper's figures)."""
+    from kernelbandits.policies.base import RandomPolicy
+
+    return RandomPolicy(_transfer_problem(problem).domain, seed=seed)
 
 
 # -- specs ------------------------------------------------------------------------------------
@@ -397,7 +406,9 @@ EXPERIMENTS: list[tuple[str, str, Callable[[int], Problem], str, int, int, str, 
     ),
 ]  # fmt: skip
 
+_RANDOM_TEXT = " 'Random' (a uniformly random target point each round) is a floor we add."
 for _id, _title, _problem, _key, _init, _reps, _fig, _text in EXPERIMENTS:
+    _text += _RANDOM_TEXT
     _register(_id, _title, _problem, _policies(_key, _init), _reps, _text, _fig, _key)
     _register(
         f"{_id}-avg", _title + " (average regret)", _problem, _policies(_key, _init), _reps,
