@@ -679,6 +679,13 @@ _LL_FMETA_NOTE = (
 )
 
 
+_LL_FLIBO_NOTE = (
+    "where the F-LIBO part fails: F-LIBO learns its kernel with F-META-KGL, whose clients "
+    "recover too few of the true kernels to pass the vote (see the offline claims); LIBO passes"
+)
+_LL_UNEXAMINED_NOTE = "where this fails, we have not examined why yet"
+
+
 def _offline_converges(exp: str) -> Check:
     return all_of(approaches(exp, "META-KGL", "k*", _OFFLINE_WINDOW),
                   approaches(exp, "F-META-KGL", "k*", _OFFLINE_WINDOW))  # fmt: skip
@@ -726,7 +733,8 @@ def _lifelong() -> list[Claim]:
                below("ll-synthetic", "k*", "F-LIBO", tail_rate(_ORACLE_WINDOW))),
         _claim("ll-legendre-libo-below-kfull", p, "With Legendre features LIBO and F-LIBO "
                "substantially outperform the naive k_full agent.", "App. G.3, Fig. 6c",
-               _both_below_full("ll-legendre", significant=True)),
+               _both_below_full("ll-legendre", significant=True),
+               _LL_FLIBO_NOTE),
         _claim("ll-all-data-libo-below-kfull", p, "LIBO meta-learning on all data outperforms "
                "k_full (cosine and Legendre features).", "App. G.3, Fig. 6b, 6d",
                all_of(below("ll-synthetic-all-data", "LIBO (all data)", "k_full"),
@@ -737,14 +745,16 @@ def _lifelong() -> list[Claim]:
                all_of(significantly_below("ll-synthetic-all-data", "LIBO (all data)", "LIBO",
                                           b_exp="ll-synthetic"),
                       significantly_below("ll-legendre-all-data", "LIBO (all data)", "LIBO",
-                                          b_exp="ll-legendre"))),
+                                          b_exp="ll-legendre")),
+               _LL_UNEXAMINED_NOTE),
         _claim("ll-automl-libo-below-kfull", p, "In lifelong AutoML (GLMNET tuning) LIBO and "
                "F-LIBO improve on the naive k_full agent.", "Sec. 6.2, Fig. 3 (right); our data: "
                "elastic-net tables on 53 data sets", _both_below_full("ll-automl")),
         _claim("ll-hpobench-libo-below-kfull", p, "The AutoML claim on a second sequence "
                "(HPOBench MLP tables): LIBO and F-LIBO below k_full.", "Sec. 6.2, Fig. 3 (right), "
                "restated on this project's second AutoML sequence",
-               _both_below_full("ll-hpobench")),
+               _both_below_full("ll-hpobench"),
+               _LL_UNEXAMINED_NOTE),
     ]  # fmt: skip
 
 
@@ -879,6 +889,13 @@ _TR_BOHACHEVSKY_NOTE = (
 )
 
 
+_TR_EQUIVALENCE_NOTE = (
+    "'comparable' is checked as equivalence (the 95% interval of the paired difference within "
+    "25% of DeltaBO's R_t); at the paper's 30 replications the early interval is too wide to show "
+    "it, though it also contains 0"
+)
+
+
 def _transfer() -> list[Claim]:
     p = "transfer"
     n_claim = ("DeltaBO's regret falls as the source data grows (R_T strictly decreasing over "
@@ -921,7 +938,8 @@ def _transfer() -> list[Claim]:
                "the early iterations (R_t at t = T/3 indistinguishable) but above it at T.",
                "Sec. 6.3, Fig. 1e",
                all_of(similar("tr-assumption", "Diff-GP", "DeltaBO", at_fraction(1 / 3)),
-                      below("tr-assumption", "DeltaBO", "Diff-GP"))),
+                      below("tr-assumption", "DeltaBO", "Diff-GP")),
+               _TR_EQUIVALENCE_NOTE),
         _claim("tr-deltabo-learns", p, "DeltaBO learns in every experiment of Fig. 1: R_T "
                "significantly below a uniformly random target point's.", "Sec. 6, Fig. 1a-e "
                "(the random floor is not in the paper)",
