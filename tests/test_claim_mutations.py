@@ -34,7 +34,8 @@ def _claim(claim_id: str) -> Claim:
 class _Runs:
     """The runs a claim reads, at one size, in one store; policies can be swapped in place."""
 
-    def __init__(self, path: Path, claim: Claim, horizon: int, seeds: Sequence[int]) -> None:
+    def __init__(self, path: Path, claim: Claim, horizon: int | None, seeds: Sequence[int]) -> None:
+        """``horizon``: one for every experiment, or ``None`` for each experiment's own."""
         self.store, self.claim = ResultsStore(path), claim
         self.horizon, self.seeds = horizon, list(seeds)
         self.policies: dict[str, list[str]] = {}
@@ -42,14 +43,17 @@ class _Runs:
             self.policies.setdefault(exp, []).append(policy)
         for exp, names in self.policies.items():
             self._run(exp, {name: get(exp).policies[name] for name in names})
-            self.store.set_plan(exp, horizon, len(self.seeds), names)
+            self.store.set_plan(exp, self._horizon(exp), len(self.seeds), names)
+
+    def _horizon(self, exp: str) -> int:
+        return get(exp).horizon if self.horizon is None else self.horizon
 
     def _run(self, exp: str, factories: Mapping[str, Factory]) -> None:
         spec = get(exp)
         for seed in self.seeds:
             problem = spec.make_problem(seed)
             for name, factory in factories.items():
-                trace = run(factory, problem, self.horizon, seed)
+                trace = run(factory, problem, self._horizon(exp), seed)
                 self.store.put(trace, exp, policy=name)  # replaces a stored run of the same key
 
     def replace(self, exp: str, name: str, factory: Factory) -> None:
@@ -115,4 +119,34 @@ def test_mtkb_with_the_identity_for_b_does_not_beat_itself_without_correlations(
     runs = _Runs(tmp_path / "r.sqlite", _claim("mt-rkhs2-mtkb-below-itkb"), 1000, range(10))
     assert runs.verdict() == "pass"
     runs.replace("mt-rkhs-2", "MT-KB", identity_b)
+    assert runs.verdict() == "fail"
+
+
+def test_qgpucb_with_unweighted_observations_does_not_settle(tmp_path) -> None:
+    """Sec. 4.2 on the experiments of Fig. 1 (their horizons, 3 of their seeds): a Q-GP-UCB that
+    adds every stage's estimate with weight 1 instead of ``1/eps^2`` keeps its stages short and
+    switches arms as often late as early, so "explore early, exploit late" must fail."""
+    from kernelbandits.policies.quantum import QGPUCB
+
+    class UnweightedQGPUCB(QGPUCB):
+        def _observe(self, x: np.ndarray, y: float, eps: float) -> None:
+            self.posterior.add(x, y, noise_var=self.lam)  # the weight 1/eps^2 dropped
+
+    def unweighted(spec_id: str) -> Factory:
+        def make(problem: Problem, seed: int) -> Policy:
+            pol = get(spec_id).policies["Q-GP-UCB"](problem, seed)
+            assert isinstance(pol, QGPUCB)
+            kernel = pol.posterior.kernel
+            return UnweightedQGPUCB(
+                pol.grid, kernel, pol.oracle, pol.estimator, budget=pol.budget, lam=pol.lam,
+                beta=pol.beta, stage_delta=pol.stage_delta, seed=seed,
+            )  # fmt: skip
+
+        return make
+
+    claim = _claim("q-explore-then-exploit")
+    runs = _Runs(tmp_path / "r.sqlite", claim, None, range(3))
+    assert runs.verdict() == "pass"
+    for exp in runs.policies:
+        runs.replace(exp, "Q-GP-UCB", unweighted(exp))
     assert runs.verdict() == "fail"

@@ -24,6 +24,7 @@ from kernelbandits.report.claims import (
     check_claims,
     claims_table,
     decreasing,
+    exploits_later,
     final,
     gap_grows,
     learns,
@@ -273,6 +274,33 @@ def test_significance_needs_the_paired_95_interval_below_zero(make_results) -> N
     # learns: significantly below the uniformly random policy
     assert learns("e", "b")(results).status == "pass"
     assert {p for _, p in learns("e", "b").needs} == {"b", "Random"}
+
+
+def test_exploits_later_counts_switches_of_the_played_point(tmp_path) -> None:
+    def trace(points: list[float], seed: int) -> Trace:
+        T = len(points)
+        zeros = np.zeros(T)
+        X = np.array(points, dtype=float)[:, None]
+        return Trace(X, zeros, zeros, zeros, zeros, "a", "fabricated", seed, 0.0)
+
+    # T = 12, halves of 6 rounds: switches counted between consecutive rounds
+    early = [0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0]  # 5 switches in the first half, 1 in the second
+    flat = [0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]  # 5 and 6
+    store = ResultsStore(tmp_path / "results.sqlite")
+    for seed, pts in enumerate([early, early]):
+        store.put(trace(pts, seed), "good", policy="a")
+    for seed, pts in enumerate([flat, early]):
+        store.put(trace(pts, seed), "bad", policy="a")
+    store.set_plan("good", 12, 2, ["a"])
+    store.set_plan("bad", 12, 2, ["a"])
+    with StoredResults(store) as results:
+        v = exploits_later("good", "a")(results)
+        assert (
+            v.status == "pass" and "5 switches" in v.evidence and ", 1 in the second" in v.evidence
+        )
+        assert exploits_later("bad", "a")(results).status == "fail"  # 3.5 x 5 > 5
+        assert exploits_later("bad", "a", factor=1.0)(results).status == "pass"
+        assert exploits_later("none", "a")(results).status == "missing"
 
 
 def test_a_claims_note_is_shown_with_its_evidence(make_results) -> None:

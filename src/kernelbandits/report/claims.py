@@ -39,6 +39,8 @@ The primitives, each deciding on the means ``m`` of a measure:
 * :func:`not_above` -- ``mean(a - b) <= 1.96 s.e.``: ``a`` is lower, or not significantly higher.
 * :func:`approaches` -- the tail rates agree within a relative tolerance:
   ``|s(a) - s(ref)| <= tol * s(ref)`` (default ``tol = 0.25``), "the same slope as the oracle".
+* :func:`exploits_later` -- the played point changes at least ``factor`` (5) times less often in
+  the second half of the rounds than in the first (seed means).
 * :func:`plateaus` -- the curve levels off: the regret added over the last half of the rounds is at
   most 10% of ``R_T``, ``m(R_T - R_{T - floor(T/2)}) <= 0.1 m(R_T)``.
 * :func:`gap_grows` -- the relative advantage ``1 - m(a) / m(b)`` is larger in a second experiment
@@ -490,6 +492,36 @@ def _cum_at(trace: Trace, t: int) -> float:
     return float(trace.cumulative_regret[t - 1]) if t > 0 else 0.0
 
 
+def _switches(trace: Trace) -> tuple[int, int]:
+    """How often the played point changes in the first and in the second half of the rounds."""
+    changed = np.any(trace.X[1:] != trace.X[:-1], axis=1)  # (T - 1,): round t+1 differs from t
+    half = trace.horizon // 2
+    return int(changed[: half - 1].sum()), int(changed[half - 1 :].sum())
+
+
+def exploits_later(exp: str, a: str, factor: float = 5.0) -> Check:
+    """Pass iff ``a`` changes its played point at least ``factor`` times less often in the second
+    half of the rounds than in the first (seed means): many arms explored early, few exploited
+    late."""
+    r = (exp, a)
+
+    def decide(results: StoredResults) -> Verdict:
+        runs = results.traces(exp).get(a, [])
+        if not runs:
+            return Verdict("missing", f"no stored runs of {a} in {exp}")
+        first, second = (
+            float(np.mean(v)) for v in zip(*(_switches(tr) for tr in runs), strict=True)
+        )
+        text = (
+            f"{a}: {_num(first)} switches of the played point in the first half of T = "
+            f"{runs[0].horizon} rounds, {_num(second)} in the second ({_seeds(len(runs))})"
+        )
+        crit = f"second-half switches x {factor:g} <= first-half switches"
+        return _verdict(_le(factor * second, first), text, crit)
+
+    return Check((r,), decide)
+
+
 def gap_grows(small_exp: str, large_exp: str, a: str, b: str, measure: Measure = FINAL) -> Check:
     """Pass iff ``1 - m(a)/m(b)`` is larger in ``large_exp`` than in ``small_exp`` (both m(b) > 0).
 
@@ -803,6 +835,12 @@ def _quantum() -> list[Claim]:
                "(SVM on breast cancer): Q-GP-UCB significantly below GP-UCB.", "Sec. 6, Fig. 1c, "
                "restated on this project's second SVM table",
                significantly_below("q-automl-breast-cancer", "Q-GP-UCB", "GP-UCB"), _Q_WEIGHTING),
+        _claim("q-explore-then-exploit", p, "Q-GP-UCB explores many arms in its initial stages "
+               "and exploits a few in its later, longer stages: at least 5 times fewer changes of "
+               "the played arm in the second half of the queries than in the first (Fig. 1 "
+               "experiments).", "Sec. 4.2 (eps_s and N_eps_s: 'prefer the exploration of more "
+               "unique inputs' early, 'the exploitation of a small number of unique inputs' later)",
+               all_of(*(exploits_later(e, "Q-GP-UCB") for e in _Q_FIG1))),
         _claim("q-fig1-learn", p, "Both GP-UCB and Q-GP-UCB learn in the experiments of Fig. 1: "
                "R_T significantly below that of a uniformly random arm.", "Sec. 6, Fig. 1a-c (the "
                "curves flatten; the random floor is not in the paper)",
