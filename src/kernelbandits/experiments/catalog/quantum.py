@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from kernelbandits.experiments.catalog.core import random_policy
 from kernelbandits.experiments.spec import ExperimentSpec, register
 
 if TYPE_CHECKING:
@@ -164,13 +165,6 @@ def authors_code(
     return functools.partial(policy, weighting="authors", lam=1.0, initial_stage=True)
 
 
-def random_arm(problem: Problem, seed: int) -> Policy:
-    """A uniformly random arm every query: the floor every learner must beat."""
-    from kernelbandits.policies.base import RandomPolicy
-
-    return RandomPolicy(_reward_problem(problem).domain, seed=seed)
-
-
 def lin_ucb(problem: Problem, seed: int) -> Policy:
     """LinUCB (Abbasi-Yadkori et al. 2011, Thm 2 radius) on ``phi(x) = x``."""
     from kernelbandits.policies.linucb import LinUCB
@@ -199,7 +193,7 @@ def _synthetic_policies(estimator: Estimator) -> dict[str, Callable[[Problem, in
         "LinUCB": lin_ucb,
         "Q-LinUCB": functools.partial(q_lin_ucb, T, estimator),
         AUTHORS_POLICY: authors_code(functools.partial(q_gp_ucb, ls, 1.0, M, T, estimator, False)),
-        "Random": random_arm,
+        "Random": random_policy,
     }
 
 
@@ -213,7 +207,7 @@ def _automl_policies(estimator: Estimator) -> dict[str, Callable[[Problem, int],
         AUTHORS_POLICY: authors_code(
             functools.partial(q_gp_ucb, AUTOML_Q_LENGTHSCALE, var, M, T, estimator, False)
         ),
-        "Random": random_arm,
+        "Random": random_policy,
     }
 
 

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from kernelbandits.experiments.catalog.core import random_policy
 from kernelbandits.experiments.spec import ExperimentSpec, Metric, register
 
 if TYPE_CHECKING:
@@ -304,16 +305,8 @@ def _policies(key: str, n_init: int) -> dict[str, Callable[[Problem, int], Polic
         out[kind] = functools.partial(single_gp, kind, key, n_init)
     for kind in ("Env-GP", "Diff-GP"):
         out[kind] = functools.partial(shilton, kind, key, n_init)
-    out["Random"] = random_point
+    out["Random"] = random_policy  # the floor (not in the paper; not drawn in its figures)
     return out
-
-
-def random_point(problem: Problem, seed: int) -> Policy:
-    """A uniformly random target point each round: the floor every learner must beat (not in the
-    paper; not drawn in the paper's figures)."""
-    from kernelbandits.policies.base import RandomPolicy
-
-    return RandomPolicy(_transfer_problem(problem).domain, seed=seed)
 
 
 # -- specs ------------------------------------------------------------------------------------
