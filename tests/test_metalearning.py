@@ -5,8 +5,8 @@
 * otherwise the KKT conditions of eq. (1), checked by hand at the returned ``beta``;
 * kernels, majority votes and the ``lam > lam_max`` certificate computed by hand.
 
-skglm compiles with numba on its first call in a process (~10 s), so the fits sit behind
-module-scoped fixtures and their number is kept small.
+The fits sit behind module-scoped fixtures; tests/test_group_lasso.py checks the solver itself
+(closed forms, optimality conditions, skglm as the reference).
 """
 
 from __future__ import annotations
@@ -346,7 +346,7 @@ def test_per_task_normalization_is_eq1_times_s(selection_data, cos50):
     n_active, _ = assert_kkt(cos50, tasks, beta, 0.25 / s)
     assert n_active >= 5
     est = per_task.fit(tasks)
-    # repeated skglm fits of the same problem differ at the ~1e-8 level (solver tolerance)
+    # MetaKGL's fit and group_lasso solve the same problem to a certified gap
     np.testing.assert_allclose(est.group_norms, group_norms(cos50, beta), rtol=0, atol=1e-6)
     est_eq1 = MetaKGL(cos50, lam=0.25 / s, omega=OMEGA, normalization="eq1").fit(tasks)
     np.testing.assert_array_equal(est.selected, est_eq1.selected)

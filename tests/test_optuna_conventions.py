@@ -54,7 +54,6 @@ def source_study(body: Body) -> optuna.Study:
 
 
 def _libo(body: Body, seed: int) -> BaseSampler:
-    pytest.importorskip("skglm")  # LIBO's META-KGL (not fitted here: one study per family)
     return LIBOSampler("conventions", seed=seed, n_trials=15)
 
 

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 optuna = pytest.importorskip("optuna")
-pytest.importorskip("skglm")
 
 from kernelbandits.integrations.optuna import GPUCBSampler  # noqa: E402
 from kernelbandits.integrations.optuna._libo import (  # noqa: E402

@@ -46,8 +46,7 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   unit-box units, each written with deterministic Fourier features (a Fourier series of the SE
   kernel, exact stationarity, ``k(u, u) = 1``), plus one one-hot kernel per Categorical. So
   ``p = 2 * #numeric + #categorical`` (6 for 3 floats) and META-KGL selects the parameters that
-  matter and their scale; it fits in about 0.1 s for 10 studies x 30 trials once skglm has
-  compiled (its first fit in a process takes 10-20 s). Measured alternative: the paper's cosines
+  matter and their scale; it fits in well under a second for 10 studies x 30 trials. Measured alternative: the paper's cosines
   put on every coordinate, one kernel per (coordinate, frequency) (:class:`CosineDictionary`),
   learn a very low-rank kernel whose UCB is pulled to the box's faces (cosines have their
   largest prior variance there); on the sparse test family it beat GP-UCB in 2/8 seeds (``lam =
