@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernelbandits.metalearning.group_lasso import (
+from kernelbandits.metalearning.solver import (
     BlockDesign,
     GroupLassoConvergenceWarning,
     solve_group_lasso,

@@ -15,7 +15,7 @@ Notation (shapes):
     selection  Alg. 1: ``J = {j : ||beta^(j)||_2 >= omega sqrt(s)}`` (``>=`` as in Alg. 1; the
                main text writes ``>``, which differs only on ties); ``k^ = mean_{j in J} k_j``
 
-Solver: :mod:`kernelbandits.metalearning.group_lasso` (per-task Gram matrices, FISTA with a
+Solver: :mod:`kernelbandits.metalearning.solver` (per-task Gram matrices, FISTA with a
 Newton polish, exact LARS for F-META-KGL's one-task fits, stopped on a certified duality gap).
 skglm's ``GroupLasso`` on :func:`block_design` is the reference in the tests.
 
@@ -45,7 +45,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from kernelbandits._validation import FloatArray, as_finite_vector, as_points, check_positive
 from kernelbandits.kernels.features import FeatureKernel, FeatureMap
-from kernelbandits.metalearning.group_lasso import BlockDesign, GroupLassoFit, solve_group_lasso
+from kernelbandits.metalearning.solver import BlockDesign, GroupLassoFit, solve_group_lasso
 
 IntArray = NDArray[np.int64]
 Task = tuple[ArrayLike, ArrayLike]
