@@ -135,7 +135,13 @@ def test_bad_input_is_rejected() -> None:
         BlockDesign([np.ones((3, 4))], [np.ones(2)], [2, 2])
 
 
-def test_iteration_cap_warns_and_returns_the_best_point() -> None:
+def test_iteration_cap_warns_and_returns_the_best_point(monkeypatch) -> None:
+    from kernelbandits.metalearning import solver
+
+    # without the active-set search, 3 proximal-gradient iterations cannot reach the tolerance
+    monkeypatch.setattr(
+        solver, "_polished", lambda design, beta, lam, p, g, target=0.0: (beta, p, g)
+    )
     design = _random_design(np.random.default_rng(2), 3, 10, [2] * 10, [1, 4])
     lam = 1e-4 * design.lam_max()
     with pytest.warns(GroupLassoConvergenceWarning, match="duality gap"):
@@ -173,3 +179,25 @@ def test_agrees_with_skglm(s, n, sizes, active) -> None:
             col += s
     assert ours.objective == pytest.approx(design.objective(beta, lam), rel=1e-6)
     assert np.array_equal(design.group_norms(ours.beta) > 1e-8, design.group_norms(beta) > 1e-8)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_interpolating_lasso_on_grid_points_is_certified(seed) -> None:
+    # F-META-KGL's clients in the AutoML experiments: 10-12 points of an 11 x 11 grid, the 100
+    # products cos(i pi x1) cos(j pi x2) as one-feature kernels, lam = 2.6e-6 (App. G.2). The
+    # fit nearly interpolates, the columns are not in general position, and LARS may stop on a
+    # degenerate active set: the fit must still end certified, on a vertex of the solution set.
+    from kernelbandits.kernels import CosineFeatures2D
+
+    rng = np.random.default_rng(seed)
+    grid = np.stack(np.meshgrid(np.arange(11), np.arange(11)), -1).reshape(-1, 2) / 10.0
+    X = grid[rng.choice(len(grid), size=10 + seed % 3, replace=False)]
+    y = np.sin(3.0 * X[:, 0]) - X[:, 1] ** 2 + 0.1 * rng.normal(size=len(X))
+    Phi = CosineFeatures2D(10)(X)
+    design = BlockDesign([Phi], [y], [1] * 100)
+    lam = 2.6e-6
+    fit = solve_group_lasso(design, lam)
+    assert fit.converged
+    assert _kkt_violation(design, fit.beta, lam) < 1e-4
+    support = np.flatnonzero(fit.beta[0])
+    assert np.linalg.matrix_rank(Phi[:, support]) == support.size <= len(X)

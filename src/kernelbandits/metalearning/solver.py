@@ -369,22 +369,32 @@ def _vertex(design: BlockDesign, beta: FloatArray) -> FloatArray | None:
 
 
 def _polished(
-    design: BlockDesign, beta: FloatArray, lam: float, primal: float, gap: float
+    design: BlockDesign,
+    beta: FloatArray,
+    lam: float,
+    primal: float,
+    gap: float,
+    target: float = 0.0,
 ) -> tuple[FloatArray, float, float]:
-    """``beta`` after an active-set Newton search, if that lowers the gap, with its objective
-    and gap: polish on the support, then bring in the group that violates its optimality
-    condition ``||grad^(j)|| <= lam`` most (one block prox step makes it non-zero) and polish
-    again, while that lowers the gap."""
+    """The active-set Newton search from ``beta`` (module notes, step 2): polish on the support,
+    then bring in the group that violates ``||grad^(j)|| <= lam`` most (one block prox step makes
+    it non-zero) and polish again, while the objective decreases and the gap exceeds
+    ``target``. Returns the point of smallest gap met (``beta`` itself if none is smaller), with
+    its objective and gap."""
     best = (beta, primal, gap)
-    current = beta
-    for _ in range(design.group_sizes.size + 1):
-        polished = _polish(design, current, lam)
+    current, last = beta, primal
+    for _ in range(2 * design.group_sizes.size + 1):
+        polished = _polish(design, current, lam) if np.any(current) else current
         if polished is None:
             break
         p_primal, p_gap = design.gap(polished, lam)
-        if p_gap >= best[2]:
+        if p_primal > last + 1e-12 * abs(last):  # no descent: the search has stalled
             break
-        best = (polished, p_primal, p_gap)
+        last = p_primal
+        if p_gap < best[2]:
+            best = (polished, p_primal, p_gap)
+        if p_gap <= target:
+            break
         grad = design.gradient(polished)
         excess = design.group_norms(grad) - lam
         excess[design.group_norms(polished) > 0.0] = -np.inf
@@ -426,36 +436,42 @@ def solve_group_lasso(
     if beta.shape != design.shape:
         raise ValueError(f"beta0 must have shape {design.shape}; got {beta.shape}")
     floor = GAP_FLOOR * design.gap(zeros, lam)[0]
+
+    def target(primal: float) -> float:
+        return tol * primal + floor
+
     primal, gap = design.gap(beta, lam)
     exact = _lars(design, lam)
     if exact is not None:
         e_primal, e_gap = design.gap(exact, lam)
-        exact, e_primal, e_gap = _polished(design, exact, lam, e_primal, e_gap)
+        exact, e_primal, e_gap = _polished(design, exact, lam, e_primal, e_gap, target(e_primal))
         if e_gap < gap:
             beta, primal, gap = exact, e_primal, e_gap
+    if gap > target(primal):  # the active-set search from the start point alone often suffices
+        beta, primal, gap = _polished(design, beta, lam, primal, gap, target(primal))
     # L = (2/N) max_u lambda_max(G_u) = (2/N) max_u ||Phi_u||_2^2 (an SVD of the n_u x d Phi_u)
     lipschitz = (2.0 / design.n_points) * max(float(np.linalg.norm(P, 2)) ** 2 for P in design.phis)
     step = 1.0 / lipschitz
     iterations, block = 0, 50
-    while gap > tol * primal + floor and iterations < max_iter:
+    while gap > target(primal) and iterations < max_iter:
         n = min(block, max_iter - iterations)
         beta = _fista(design, beta, lam, step, n)
         iterations += n
         primal, gap = design.gap(beta, lam)
-        if gap <= tol * primal + floor:
+        if gap <= target(primal):
             break
-        beta, primal, gap = _polished(design, beta, lam, primal, gap)
+        beta, primal, gap = _polished(design, beta, lam, primal, gap, target(primal))
         vertex = _vertex(design, beta)  # near the optimum its support often is the answer
         if vertex is not None:
-            candidate = _polished(design, vertex, lam, *design.gap(vertex, lam))
+            candidate = _polished(design, vertex, lam, *design.gap(vertex, lam), target(primal))
             if candidate[2] < gap:
                 beta, primal, gap = candidate
         block = min(2 * block, 5000)
-    converged = gap <= tol * primal + floor
+    converged = gap <= target(primal)
     vertex = _vertex(design, beta) if converged else None
     if vertex is not None:  # the optimum is not unique: keep a sparse one if it certifies
         candidate = _polished(design, vertex, lam, *design.gap(vertex, lam))
-        if candidate[2] <= tol * candidate[1] + floor:
+        if candidate[2] <= target(candidate[1]):
             beta, primal, gap = candidate
     if not converged:
         warnings.warn(
