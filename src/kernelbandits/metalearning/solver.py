@@ -219,6 +219,9 @@ def _polish(design: BlockDesign, beta: FloatArray, lam: float) -> FloatArray | N
     support when a step would carry it through zero (feature-sign search, Lee et al. 2007,
     for groups); ``None`` if it fails."""
     for _ in range(design.group_sizes.size + 1):
+        reduced = _vertex(design, beta)  # a plain lasso: independent support columns first
+        if reduced is not None:
+            beta = reduced
         result, dropped = _newton_on_support(design, beta, lam)
         if dropped is None:
             return result
@@ -337,13 +340,15 @@ def _lars(design: BlockDesign, lam: float) -> FloatArray | None:
 
 
 def _vertex(design: BlockDesign, beta: FloatArray) -> FloatArray | None:
-    """A plain lasso's optimum ``beta`` moved to a vertex of the solution set, where the support
+    """A plain lasso's ``beta`` moved, without raising the objective, to a point whose support
     columns of ``Phi`` are linearly independent (at most ``rank(Phi)`` non-zeros).
 
-    Every lasso solution has the same fit (Tibshirani 2013, Lemma 1). Along a null vector ``v`` of
-    ``Phi_S`` (``S`` the support) the fit is constant, and so is the l1 norm while no sign
-    changes (at an optimum ``sign(beta_S)^T v = 0``), so the objective is constant until a
-    coefficient reaches zero: step there, drop it, repeat. ``None`` if not a plain lasso.
+    Along a null vector ``v`` of ``Phi_S`` (``S`` the support) the fit is constant and, while no
+    sign changes, the objective moves by ``lam sign(beta_S)^T v`` per unit step; with the sign
+    of ``v`` chosen so that this is not positive, step until a coefficient reaches zero, drop
+    it, repeat (the reduction step of feature-sign search). At an optimum ``sign^T v = 0``, so
+    this moves along the solution set to a vertex (every lasso solution has the same fit,
+    Tibshirani 2013, Lemma 1). ``None`` if not a plain lasso.
     """
     if design.shape[0] != 1 or np.any(design.group_sizes != 1):
         return None
@@ -357,13 +362,16 @@ def _vertex(design: BlockDesign, beta: FloatArray) -> FloatArray | None:
         rank = int(np.sum(sv > sv[0] * support.size * np.finfo(float).eps))
         if rank == support.size:
             return out
-        v = vt[-1]  # a null direction of Phi_S
         coef = out[0, support]
+        v = vt[-1]  # a null direction of Phi_S
+        if np.sign(coef) @ v > 0.0:
+            v = -v
         moving = np.abs(v) > 1e-12 * np.max(np.abs(v))
         steps = -coef[moving] / v[moving]  # where each moving coefficient reaches zero
         positive = steps > 0
-        step = np.min(steps[positive]) if positive.any() else np.max(steps)
-        new = coef + step * v
+        if not positive.any():  # cannot happen for a bounded objective; keep the point
+            return out
+        new = coef + np.min(steps[positive]) * v
         new[np.argmin(np.abs(new))] = 0.0
         out[0, support] = new
 
