@@ -117,17 +117,23 @@ def test_startup_trials_do_not_warn():
         run(GPUCBSampler(seed=0), n_trials=8)
 
 
-@pytest.mark.parametrize(
-    ("suggest", "match"),
-    [
-        (lambda t: t.suggest_float("x", 0.0, 1.0, step=0.1), "step"),
-        (lambda t: t.suggest_int("k", 0, 10, step=2), "step"),
-    ],
-)
-def test_stepped_distributions_are_refused(suggest, match):
-    study = optuna.create_study(sampler=GPUCBSampler(seed=0))
-    with pytest.raises(ValueError, match=match):
-        study.optimize(lambda t: float(suggest(t)), n_trials=1)
+def test_stepped_distributions_are_modelled_on_their_lattice():
+    # the GP's proposals after startup land on the lattices and find the optimum of a separable
+    # quadratic whose maximiser (x = 0.3, k = 6) lies on both lattices
+    study = optuna.create_study(direction="maximize", sampler=GPUCBSampler(seed=0))
+
+    def objective(t: optuna.Trial) -> float:
+        x = t.suggest_float("x", 0.0, 1.0, step=0.1)
+        k = t.suggest_int("k", 0, 10, step=2)
+        return -((x - 0.3) ** 2) - 0.01 * (k - 6) ** 2
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IndependentSamplingWarning)
+        study.optimize(objective, n_trials=25)
+    for t in study.trials:
+        assert abs(t.params["x"] * 10 - round(t.params["x"] * 10)) < 1e-9
+        assert t.params["k"] in range(0, 11, 2) and isinstance(t.params["k"], int)
+    assert study.best_params == {"x": pytest.approx(0.3), "k": 6}
 
 
 def test_multi_objective_study_is_refused():

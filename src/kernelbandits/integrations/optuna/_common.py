@@ -38,26 +38,33 @@ class IndependentSamplingWarning(UserWarning):
     """A parameter outside the relative search space was sampled by the independent sampler."""
 
 
+def _stepped(dist: BaseDistribution) -> bool:
+    """A float with ``step`` or an int with ``step > 1``: modelled on its lattice index."""
+    if isinstance(dist, FloatDistribution):
+        return dist.step is not None
+    return isinstance(dist, IntDistribution) and dist.step != 1
+
+
+def _lattice_size(dist: FloatDistribution | IntDistribution) -> int:
+    """The largest index ``k`` with ``low + k step <= high`` (Optuna has adjusted ``high``)."""
+    assert dist.step is not None
+    return int(math.floor((dist.high - dist.low) / dist.step + 1e-8))
+
+
 def _param_from_distribution(name: str, dist: BaseDistribution) -> Param:
     """Our parameter for one Optuna distribution; unsupported distributions raise ValueError.
 
     A categorical parameter is encoded by choice *index* (``0..k-1``), so any Optuna choice type
-    (``None``, bools, numbers, strings) works; :func:`_external` maps the index back.
+    (``None``, bools, numbers, strings) works; :func:`_external` maps the index back. A stepped
+    parameter (``FloatDistribution(step=s)``, ``IntDistribution(step=k > 1)``) is encoded by its
+    lattice index ``0..K`` (value ``low + index * step``): the GP sees an integer on the same
+    linear scale, and every proposal is a valid value of the distribution.
     """
+    if isinstance(dist, FloatDistribution | IntDistribution) and _stepped(dist):
+        return Int(name, 0, _lattice_size(dist))
     if isinstance(dist, FloatDistribution):
-        if dist.step is not None:
-            raise ValueError(
-                f"parameter {name!r}: FloatDistribution with step={dist.step} is not supported "
-                "by GPUCBSampler; suggest an int index instead (e.g. "
-                "low + step * trial.suggest_int(...)) or drop `step`"
-            )
         return Float(name, float(dist.low), float(dist.high), log=bool(dist.log))
     if isinstance(dist, IntDistribution):
-        if dist.step != 1:
-            raise ValueError(
-                f"parameter {name!r}: IntDistribution with step={dist.step} is not supported "
-                "by GPUCBSampler; suggest an index with step=1 and scale it yourself"
-            )
         return Int(name, int(dist.low), int(dist.high), log=bool(dist.log))
     if isinstance(dist, CategoricalDistribution):
         return Categorical(name, tuple(range(len(dist.choices))))
@@ -72,8 +79,7 @@ def search_space_from_distributions(
     """The :class:`~kernelbandits.space.SearchSpace` of Optuna ``distributions``.
 
     Single-valued distributions (Optuna fixes those itself) are left out; ``None`` when nothing
-    is left. Raises ``ValueError`` for a distribution the sampler does not support
-    (``FloatDistribution`` with ``step``, ``IntDistribution`` with ``step != 1``).
+    is left. Raises ``ValueError`` for a distribution the sampler does not support.
     """
     params = [
         _param_from_distribution(name, dist)
@@ -87,6 +93,9 @@ def _internal(dist: BaseDistribution, value: Any) -> Any:
     """Optuna external value -> the value our SearchSpace holds."""
     if isinstance(dist, CategoricalDistribution):
         return int(dist.to_internal_repr(value))
+    if isinstance(dist, FloatDistribution | IntDistribution) and _stepped(dist):
+        assert dist.step is not None
+        return int(round((float(value) - dist.low) / dist.step))
     if isinstance(dist, IntDistribution):
         return int(value)
     return float(value)
@@ -96,6 +105,13 @@ def _external(dist: BaseDistribution, value: Any) -> Any:
     """The value our SearchSpace proposed -> an Optuna external value inside ``dist``."""
     if isinstance(dist, CategoricalDistribution):
         return dist.choices[int(value)]
+    if isinstance(dist, FloatDistribution | IntDistribution) and _stepped(dist):
+        assert dist.step is not None
+        index = min(max(int(round(float(value))), 0), _lattice_size(dist))
+        lattice = dist.low + index * dist.step
+        if isinstance(dist, IntDistribution):
+            return int(min(lattice, dist.high))
+        return float(min(lattice, dist.high))
     if isinstance(dist, IntDistribution):
         return int(min(max(int(value), dist.low), dist.high))
     assert isinstance(dist, FloatDistribution)

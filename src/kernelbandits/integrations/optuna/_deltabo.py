@@ -288,7 +288,7 @@ class DeltaBOSampler(GPUCBSampler):
     :class:`~kernelbandits.integrations.optuna.IndependentSamplingWarning`.
 
     Everything else (pending trials, failed trials, resuming from the storage, dynamic
-    parameters, ``step`` distributions refused) is as in :class:`GPUCBSampler`; the sampler is
+    parameters, ``step`` distributions on their lattice index) is as in :class:`GPUCBSampler`; the sampler is
     stateless, so a study resumed with the same ``seed`` and ``source`` makes the same
     proposals. Cost: the source posterior is refitted at every proposal, ``O(N^3)`` for ``N``
     source trials (fine for hundreds).

@@ -64,8 +64,9 @@ class GPUCBSampler(BaseSampler):
       ``CategoricalDistribution`` map to :class:`~kernelbandits.space.Float`,
       :class:`~kernelbandits.space.Int` and :class:`~kernelbandits.space.Categorical`
       (one-hot). A ``FloatDistribution`` with ``step`` or an ``IntDistribution`` with
-      ``step != 1`` is **refused** with ``ValueError`` at its first suggestion (a discretised
-      float would silently change what the GP models; suggest an integer index instead).
+      ``step > 1`` is modelled on its lattice index ``0..K`` (value ``low + index * step``), an
+      :class:`~kernelbandits.space.Int` on the same linear scale, so every proposal is a valid
+      value of the distribution.
     * **Startup.** Until ``n_startup_trials`` trials are COMPLETE (counted as of the trial's
       start, so a trial that another thread completes meanwhile does not change the decision
       halfway through a trial), every parameter is drawn by

@@ -137,7 +137,7 @@ class MultiTaskSampler(GPUCBSampler):
 
     How a proposal is made
     ----------------------
-    Search space, startup trials, dynamic parameters, refused ``step`` distributions and the
+    Search space, startup trials, dynamic parameters, ``step`` distributions and the
     independent sampler follow :class:`GPUCBSampler`. The *slot* of a trial is the number of
     earlier trials that are not FAIL (a failed trial is retried with the same proposal).
 
