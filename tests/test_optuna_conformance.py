@@ -48,22 +48,24 @@ def _single_sampler(request: pytest.FixtureRequest) -> Callable[[], BaseSampler]
     return FACTORIES[request.param]
 
 
-class TestBasic(pytest_samplers.BasicSamplerTestCase):
+class _SingleObjective:
+    """The suites' ``sampler`` fixture, bound to each single-objective sampler in turn."""
+
     @pytest.fixture
     def sampler(self, _single_sampler: Callable[[], BaseSampler]) -> Callable[[], BaseSampler]:
         return _single_sampler
 
 
-class TestRelative(pytest_samplers.RelativeSamplerTestCase):
-    @pytest.fixture
-    def sampler(self, _single_sampler: Callable[[], BaseSampler]) -> Callable[[], BaseSampler]:
-        return _single_sampler
+class TestBasic(_SingleObjective, pytest_samplers.BasicSamplerTestCase):
+    pass
 
 
-class TestSingleOnly(pytest_samplers.SingleOnlySamplerTestCase):
-    @pytest.fixture
-    def sampler(self, _single_sampler: Callable[[], BaseSampler]) -> Callable[[], BaseSampler]:
-        return _single_sampler
+class TestRelative(_SingleObjective, pytest_samplers.RelativeSamplerTestCase):
+    pass
+
+
+class TestSingleOnly(_SingleObjective, pytest_samplers.SingleOnlySamplerTestCase):
+    pass
 
 
 class TestMultiObjective(pytest_samplers.MultiObjectiveSamplerTestCase):
