@@ -738,9 +738,9 @@ _LL_HPOBENCH_NOTE = (
     "where the LIBO part fails: LIBO's threshold omega = 0.25 is App. G's c_1 / 2 for "
     "coefficients of size at least 0.5 (kept by App. G.2 for GLMNET); on the MLP tables the "
     "group norms are smaller and META-KGL keeps 1-2 of the 100 kernels after the first task "
-    "and 2-7 later, a kernel too narrow for the tables (task 2 costs 112 against k_full's 85, "
-    "mean of 20 seeds). With omega = 0.05 LIBO's R_T is 470 +- 12, below k_full's 631 and "
-    "F-LIBO's 504; lambda from 1e-4 to 0.015 changes little (632-656). Not a paper figure"
+    "and 2-7 later, a kernel too narrow for the tables (task 2 costs 111 against k_full's 85, "
+    "mean of 20 seeds). With omega = 0.05 LIBO's R_T is 471 +- 13, below k_full's 631 and "
+    "F-LIBO's 507; lambda from 1e-4 to 0.015 changes little (633-657). Not a paper figure"
 )
 
 

@@ -48,7 +48,7 @@ def _stepped(dist: BaseDistribution) -> bool:
 def _lattice_size(dist: FloatDistribution | IntDistribution) -> int:
     """The largest index ``k`` with ``low + k step <= high`` (Optuna has adjusted ``high``)."""
     assert dist.step is not None
-    return int(math.floor((dist.high - dist.low) / dist.step + 1e-8))
+    return math.floor((dist.high - dist.low) / dist.step + 1e-8)
 
 
 def _param_from_distribution(name: str, dist: BaseDistribution) -> Param:
@@ -95,7 +95,7 @@ def _internal(dist: BaseDistribution, value: Any) -> Any:
         return int(dist.to_internal_repr(value))
     if isinstance(dist, FloatDistribution | IntDistribution) and _stepped(dist):
         assert dist.step is not None
-        return int(round((float(value) - dist.low) / dist.step))
+        return round((float(value) - dist.low) / dist.step)
     if isinstance(dist, IntDistribution):
         return int(value)
     return float(value)
@@ -107,7 +107,7 @@ def _external(dist: BaseDistribution, value: Any) -> Any:
         return dist.choices[int(value)]
     if isinstance(dist, FloatDistribution | IntDistribution) and _stepped(dist):
         assert dist.step is not None
-        index = min(max(int(round(float(value))), 0), _lattice_size(dist))
+        index = min(max(round(float(value)), 0), _lattice_size(dist))
         lattice = dist.low + index * dist.step
         if isinstance(dist, IntDistribution):
             return int(min(lattice, dist.high))
