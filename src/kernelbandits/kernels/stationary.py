@@ -41,12 +41,38 @@ class _Stationary(Kernel):
         th = np.exp(check_theta(theta, self.lengthscale.size + 1))
         return th[:-1], float(th[-1])
 
+    def _profile(self, r: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``(g(r), h(r))`` with ``h = -g'(r) / r``, so that ``d k / d log l_i = v h D_i``."""
+        raise NotImplementedError
+
+    def theta_gradient(self, X: ArrayLike) -> FloatArray:
+        """``d K(X, X) / d theta``, shape ``(n, n, p)`` (``theta`` as :attr:`theta`: the log
+        lengthscales, then the log variance).
+
+        With ``D_i = (x_i - x'_i)^2 / l_i^2`` and ``r^2 = sum_i D_i``:
+        ``d k / d log l_i = -v g'(r) dr/dlog l_i = v h(r) D_i`` (``h = -g'(r) / r``) and
+        ``d k / d log v = k``; an isotropic lengthscale gets ``v h(r) r^2``.
+        """
+        Xa = as_points(X, "X", self.input_dim)
+        D = (Xa[:, None, :] - Xa[None, :, :]) ** 2 / self.lengthscale**2  # (n, n, d)
+        if self.lengthscale.size == 1:
+            D = D.sum(axis=-1, keepdims=True)
+        r = np.sqrt(D.sum(axis=-1))
+        g, h = self._profile(r)
+        return np.concatenate(
+            [(self.variance * h)[:, :, None] * D, (self.variance * g)[:, :, None]], axis=-1
+        )
+
 
 class RBF(_Stationary):
     """Squared exponential kernel ``variance * exp(-r^2 / 2)``."""
 
     def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
         return self.variance * np.exp(-0.5 * self._scaled_sqdist(X, Y))
+
+    def _profile(self, r: FloatArray) -> tuple[FloatArray, FloatArray]:
+        g = np.exp(-0.5 * r * r)
+        return g, g
 
     def with_theta(self, theta: ArrayLike) -> RBF:
         ls, var = self._params_from_theta(theta)
@@ -82,6 +108,19 @@ class Matern(_Stationary):
             s = np.sqrt(5.0) * r
             g = (1.0 + s + s * s / 3.0) * np.exp(-s)
         return self.variance * g
+
+    def _profile(self, r: FloatArray) -> tuple[FloatArray, FloatArray]:
+        if self.nu == 0.5:
+            g = np.exp(-r)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                h = np.where(r > 0.0, g / np.where(r > 0.0, r, 1.0), 0.0)  # D = 0 where r = 0
+            return g, h
+        if self.nu == 1.5:
+            s = np.sqrt(3.0) * r
+            return (1.0 + s) * np.exp(-s), 3.0 * np.exp(-s)
+        s = np.sqrt(5.0) * r
+        e = np.exp(-s)
+        return (1.0 + s + s * s / 3.0) * e, (5.0 / 3.0) * (1.0 + s) * e
 
     def with_theta(self, theta: ArrayLike) -> Matern:
         ls, var = self._params_from_theta(theta)

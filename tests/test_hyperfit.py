@@ -1,0 +1,116 @@
+"""Hyperparameter learning: kernel gradients, the log marginal likelihood's analytic gradient
+(against finite differences and scikit-learn), and the type-II MAP fit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import RBF as SkRBF
+from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
+from sklearn.gaussian_process.kernels import Matern as SkMatern
+
+from kernelbandits.kernels import RBF, Matern
+from kernelbandits.regression.likelihood import (
+    HyperPrior,
+    fit_map,
+    log_marginal_likelihood,
+    log_marginal_likelihood_and_gradient,
+)
+
+KERNELS = [
+    RBF([0.3, 0.5, 0.9], 1.7),
+    RBF(0.5, 2.0),
+    Matern([0.3, 0.5, 0.9], 1.3, 2.5),
+    Matern(0.4, 0.8, 1.5),
+    Matern([0.3, 0.2, 0.5], 1.1, 0.5),
+]
+
+
+def _data(n: int = 25, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 3))
+    return X, np.sin(4 * X[:, 0]) + X[:, 1] ** 2 + 0.05 * rng.normal(size=n)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=repr)
+def test_theta_gradient_matches_finite_differences(kernel) -> None:
+    X, _ = _data(7)
+    theta, eps = kernel.theta, 1e-6
+    numeric = np.stack(
+        [
+            (kernel.with_theta(theta + eps * e)(X) - kernel.with_theta(theta - eps * e)(X))
+            / (2 * eps)
+            for e in np.eye(theta.size)
+        ],
+        axis=-1,
+    )
+    np.testing.assert_allclose(kernel.theta_gradient(X), numeric, atol=1e-8)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=repr)
+def test_lml_gradient_matches_finite_differences(kernel) -> None:
+    X, y = _data()
+    value, grad = log_marginal_likelihood_and_gradient(kernel, X, y, 0.02)
+    assert value == pytest.approx(log_marginal_likelihood(kernel, X, y, 0.02), abs=1e-10)
+    params, eps = np.append(kernel.theta, np.log(0.02)), 1e-6
+
+    def lml(p: np.ndarray) -> float:
+        return log_marginal_likelihood(kernel.with_theta(p[:-1]), X, y, float(np.exp(p[-1])))
+
+    numeric = [
+        (lml(params + eps * e) - lml(params - eps * e)) / (2 * eps) for e in np.eye(params.size)
+    ]
+    np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs"),
+    [
+        (
+            Matern([0.3, 0.6, 1.2], 1.4, 2.5),
+            ConstantKernel(1.4) * SkMatern([0.3, 0.6, 1.2], nu=2.5),
+        ),
+        (
+            Matern([0.3, 0.6, 1.2], 0.9, 1.5),
+            ConstantKernel(0.9) * SkMatern([0.3, 0.6, 1.2], nu=1.5),
+        ),
+        (RBF([0.3, 0.6, 1.2], 0.7), ConstantKernel(0.7) * SkRBF([0.3, 0.6, 1.2])),
+    ],
+)
+def test_lml_and_gradient_match_scikit_learn(ours, theirs) -> None:
+    X, y = _data()
+    value, grad = log_marginal_likelihood_and_gradient(ours, X, y, 0.01)
+    gp = GaussianProcessRegressor(theirs + WhiteKernel(0.01), alpha=0.0, optimizer=None).fit(X, y)
+    ref, ref_grad = gp.log_marginal_likelihood(gp.kernel_.theta, eval_gradient=True)
+    # scikit-learn's theta: log constant, log lengthscales, log noise
+    reordered = np.concatenate([ref_grad[1:4], ref_grad[:1], ref_grad[4:]])
+    assert value == pytest.approx(ref, abs=1e-8)
+    np.testing.assert_allclose(grad, reordered, atol=1e-8)
+
+
+def test_map_fit_is_a_stationary_point_that_finds_the_irrelevant_input() -> None:
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(40, 3))
+    y = np.sin(5 * X[:, 0]) + np.cos(3 * X[:, 1]) + 0.05 * rng.normal(size=40)  # x_3 unused
+    y = (y - y.mean()) / y.std()
+    prior = HyperPrior()
+    start = Matern([0.2, 0.2, 0.2], 1.0, 2.5)
+    kernel, noise = fit_map(start, X, y, 1e-3, prior=prior, seed=0)
+    mean, sd = prior.moments(3, 3)
+    params = np.append(kernel.theta, np.log(noise))
+
+    def log_posterior(p: np.ndarray) -> float:
+        z = (p - mean) / sd
+        return (
+            log_marginal_likelihood(kernel.with_theta(p[:-1]), X, y, float(np.exp(p[-1])))
+            - 0.5 * z @ z
+        )
+
+    inside = np.abs(params - mean) < 4 * sd - 1e-6
+    _, grad = log_marginal_likelihood_and_gradient(kernel, X, y, noise)
+    posterior_grad = grad - (params - mean) / sd**2
+    assert np.all(np.abs(posterior_grad[inside]) < 1e-3)  # stationary where not at a bound
+    assert log_posterior(params) > log_posterior(np.append(start.theta, np.log(1e-3)))
+    assert kernel.lengthscale[2] > 3 * max(kernel.lengthscale[:2])
+    assert 1e-4 < noise < 0.05
