@@ -114,3 +114,38 @@ def test_map_fit_is_a_stationary_point_that_finds_the_irrelevant_input() -> None
     assert log_posterior(params) > log_posterior(np.append(start.theta, np.log(1e-3)))
     assert kernel.lengthscale[2] > 3 * max(kernel.lengthscale[:2])
     assert 1e-4 < noise < 0.05
+
+
+def test_gp_policy_refits_by_map_on_the_geometric_schedule() -> None:
+    from kernelbandits.domains import Box
+    from kernelbandits.policies.gp import GPUCB
+
+    rng = np.random.default_rng(5)
+    policy = GPUCB(
+        Box(np.zeros(3), np.ones(3)), Matern([0.2, 0.2, 0.2], 1.0, 2.5), noise_var=1e-3, beta=2.0,
+        seed=0, fit_hyperparameters=True, refit_every="geometric", hyper_prior=HyperPrior(),
+    )  # fmt: skip
+    X = rng.uniform(size=(36, 3))
+    y = np.sin(5 * X[:, 0]) + np.cos(3 * X[:, 1])  # x_3 unused
+    for x, v in zip(X, (y - y.mean()) / y.std(), strict=True):
+        policy.tell(x, v)
+    # every round up to 20, then each time t has grown by 20%: 24, 29, 35
+    assert policy.refits == [*range(2, 21), 24, 29, 35]
+    assert policy.kernel.lengthscale[2] > 3 * max(policy.kernel.lengthscale[:2])
+    # the posterior after the last refit is the exact GP with the fitted hyperparameters
+    fresh = GPUCB(policy.domain, policy.kernel, noise_var=policy.noise_var, beta=2.0, seed=0)
+    for x, v in zip(X, (y - y.mean()) / y.std(), strict=True):
+        fresh.tell(x, v)
+    probe = rng.uniform(size=(5, 3))
+    np.testing.assert_allclose(policy.mean_sd(probe)[0], fresh.mean_sd(probe)[0], atol=1e-8)
+
+
+def test_refit_schedule_is_validated() -> None:
+    from kernelbandits.domains import Box
+    from kernelbandits.policies.gp import GPUCB
+
+    box = Box(np.zeros(2), np.ones(2))
+    with pytest.raises(ValueError, match="refit_every"):
+        GPUCB(box, Matern(0.2), refit_every="sometimes")
+    with pytest.raises(ValueError, match="hyper_prior"):
+        GPUCB(box, Matern(0.2), fit_hyperparameters=True, hyper_prior="bo")

@@ -31,7 +31,7 @@ from kernelbandits.kernels.base import check_kernel
 from kernelbandits.policies.base import Policy
 from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta, as_schedule
 from kernelbandits.regression import CandidatePosterior, GPPosterior
-from kernelbandits.regression.likelihood import fit_hyperparameters
+from kernelbandits.regression.likelihood import HyperPrior, fit_hyperparameters, fit_map
 
 
 class GPPolicy(Policy):
@@ -43,6 +43,14 @@ class GPPolicy(Policy):
     kernel : prior covariance of the GP.
     noise_var : noise variance / kernel-ridge regulariser ``lam`` (> 0).
     fit_hyperparameters : refit the kernel by maximum likelihood every ``refit_every`` rounds.
+    refit_every : a number of rounds, or ``"geometric"``: after every observation while
+        ``t <= 20``, then whenever ``t`` has grown by 20% since the last refit (so a run of
+        ``T`` rounds refits about ``20 + 5.5 log(T / 20)`` times and the per-round cost stays
+        that of the incremental posterior).
+    hyper_prior : with ``fit_hyperparameters``, refit by type-II MAP under this prior
+        (:func:`~kernelbandits.regression.likelihood.fit_map`: ARD lengthscales, output and
+        noise variance, for inputs in the unit box and standardised outputs) instead of
+        maximum likelihood.
     normalize_y : standardise the observations: with ``m``, ``s`` the mean and standard deviation
         of the ``t`` values observed so far (``s = 1`` while it is 0), the posterior is that of
         ``GP(m, s^2 k)`` with noise ``s^2 noise_var`` -- ``kernel`` and ``noise_var`` are in
@@ -58,17 +66,24 @@ class GPPolicy(Policy):
         seed: SeedLike = None,
         fit_hyperparameters: bool = False,
         fit_noise: bool = False,
-        refit_every: int = 10,
+        refit_every: int | str = 10,
         normalize_y: bool = False,
+        hyper_prior: HyperPrior | None = None,
     ) -> None:
         super().__init__(domain, seed)
         check_kernel(kernel, domain.dim)
-        if int(refit_every) < 1:
-            raise ValueError(f"refit_every must be >= 1; got {refit_every!r}")
+        if refit_every != "geometric" and (isinstance(refit_every, str) or int(refit_every) < 1):
+            raise ValueError(f"refit_every must be >= 1 or 'geometric'; got {refit_every!r}")
+        if hyper_prior is not None and not isinstance(hyper_prior, HyperPrior):
+            raise ValueError(f"hyper_prior must be a HyperPrior; got {type(hyper_prior).__name__}")
         if normalize_y and fit_hyperparameters:
             raise ValueError("normalize_y and fit_hyperparameters cannot be combined")
         self.fit_hyperparameters, self.fit_noise = bool(fit_hyperparameters), bool(fit_noise)
-        self.refit_every = int(refit_every)
+        self.refit_every: int | str = (
+            refit_every if refit_every == "geometric" else int(refit_every)
+        )
+        self.hyper_prior = hyper_prior
+        self.refits: list[int] = []  # the rounds t at which the hyperparameters were refitted
         self.normalize_y = bool(normalize_y)
         # the kernel and noise in the units of the model (standardised ones with normalize_y)
         self._kernel, self._noise_var = kernel, check_positive(noise_var, "noise_var")
@@ -108,13 +123,25 @@ class GPPolicy(Policy):
             return
         self.posterior.add(x, y)
         t = self.posterior.n_observations
-        if self.fit_hyperparameters and t >= 2 and t % self.refit_every == 0:
+        if self.fit_hyperparameters and t >= 2 and self._refit_due(t):
             X, Y = np.vstack([*self._X, x]), np.append(self._y, y)
-            kernel, lam = fit_hyperparameters(
-                self.kernel, X, Y, self.noise_var, fit_noise=self.fit_noise, seed=self.rng
-            )
+            if self.hyper_prior is not None:  # warm start: the current kernel and noise
+                kernel, lam = fit_map(
+                    self.kernel, X, Y, self.noise_var, prior=self.hyper_prior, seed=self.rng
+                )
+            else:
+                kernel, lam = fit_hyperparameters(
+                    self.kernel, X, Y, self.noise_var, fit_noise=self.fit_noise, seed=self.rng
+                )
             self._kernel, self._noise_var = kernel, lam
+            self.refits.append(t)
             self._set_posterior(kernel, lam, X, Y)  # the one full re-factorisation per refit
+
+    def _refit_due(self, t: int) -> bool:
+        """Whether to refit after the ``t``-th observation (see ``refit_every``)."""
+        if self.refit_every != "geometric":
+            return t % int(self.refit_every) == 0
+        return t <= 20 or t >= 1.2 * (self.refits[-1] if self.refits else 0)
 
     def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Posterior mean and standard deviation at ``X (m, d)``, each ``(m,)``."""
