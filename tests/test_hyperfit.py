@@ -149,3 +149,36 @@ def test_refit_schedule_is_validated() -> None:
         GPUCB(box, Matern(0.2), refit_every="sometimes")
     with pytest.raises(ValueError, match="hyper_prior"):
         GPUCB(box, Matern(0.2), fit_hyperparameters=True, hyper_prior="bo")
+
+
+def test_schedule_point() -> None:
+    from kernelbandits.campaign import schedule_point
+
+    assert [schedule_point(n) for n in (1, 2, 20, 23, 24, 28, 29, 35, 100)] == [
+        1, 2, 20, 20, 24, 24, 29, 35, 90,
+    ]  # fmt: skip
+
+
+def test_campaign_with_map_hyperparameters_learns_the_irrelevant_input_and_resumes() -> None:
+    from kernelbandits.campaign import Campaign, gp_ucb
+    from kernelbandits.space import Float, SearchSpace
+
+    space = SearchSpace([Float("a", 0.0, 1.0), Float("b", 0.0, 1.0), Float("c", 0.0, 1.0)])
+
+    def f(p: dict) -> float:
+        return float(np.sin(5 * p["a"]) + np.cos(3 * p["b"]))  # c is irrelevant
+
+    camp = Campaign(space, gp_ucb(space, hyperparameters="map"), seed=3)
+    for _ in range(24):
+        trial = camp.ask()
+        camp.tell(trial, f(trial.params))
+    policy = camp.rebuild_policy()
+    ls = policy.kernel.lengthscale  # type: ignore[attr-defined]
+    assert ls[2] > 3 * max(ls[:2])
+    # a pure function of the history: a campaign restored from the trials proposes the same
+    restored = Campaign.from_trials(
+        space, camp.trials, gp_ucb(space, hyperparameters="map"), seed=3
+    )
+    assert restored.ask().params == camp.ask().params
+    with pytest.raises(ValueError, match="hyperparameters"):
+        gp_ucb(space, hyperparameters="ml")  # type: ignore[arg-type]

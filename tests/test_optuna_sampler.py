@@ -270,3 +270,18 @@ def test_example_runs_with_a_tiny_budget(tmp_path):
     # running it again resumes the same study
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, check=True)
     assert "6 trials; best accuracy" in out.stdout
+
+
+def test_map_hyperparameters_are_deterministic_and_validated():
+    def objective(t: optuna.Trial) -> float:
+        return math.sin(5 * t.suggest_float("a", 0, 1)) + math.cos(3 * t.suggest_float("b", 0, 1))
+
+    def params(seed: int) -> list[dict]:
+        sampler = GPUCBSampler(seed=seed, hyperparameters="map")
+        study = optuna.create_study(direction="maximize", sampler=sampler)
+        study.optimize(objective, n_trials=12)
+        return [t.params for t in study.trials]
+
+    assert params(4) == params(4)
+    with pytest.raises(ValueError, match="hyperparameters"):
+        GPUCBSampler(hyperparameters="learned")

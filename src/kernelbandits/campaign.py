@@ -46,14 +46,24 @@ import numpy as np
 
 from kernelbandits._validation import FloatArray, as_finite_scalar, check_positive
 from kernelbandits.domains import Domain
-from kernelbandits.kernels import Matern
+from kernelbandits.kernels import Kernel, Matern
 from kernelbandits.policies.base import Policy
 from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta
 from kernelbandits.policies.bkb import BKB
 from kernelbandits.policies.gp import GPUCB
+from kernelbandits.regression.likelihood import fit_map
 from kernelbandits.space import SearchSpace
 
-__all__ = ["Campaign", "PolicyFactory", "Trial", "bkb", "gp_ucb", "policy_seed", "standardize"]
+__all__ = [
+    "Campaign",
+    "PolicyFactory",
+    "Trial",
+    "bkb",
+    "gp_ucb",
+    "policy_seed",
+    "schedule_point",
+    "standardize",
+]
 
 #: ``(domain, seed) -> a fresh policy`` on ``domain``
 PolicyFactory = Callable[[Domain, int], Policy]
@@ -77,25 +87,73 @@ def _check_domain(space: SearchSpace, domain: Domain) -> None:
 
 
 def gp_ucb(
-    space: SearchSpace, beta: float | str = 2.0, lengthscale: float = 0.2, noise_var: float = 1e-3
+    space: SearchSpace,
+    beta: float | str = 2.0,
+    lengthscale: float = 0.2,
+    noise_var: float = 1e-3,
+    hyperparameters: Literal["fixed", "map"] = "fixed",
 ) -> PolicyFactory:
     """GP-UCB with a Matern-5/2 kernel (unit variance) on the unit box of ``space``.
 
     ``beta`` is a constant width multiplier, or ``"theory"`` for the IGP-UCB schedule of
     Chowdhury & Gopalan (2017) (:class:`~kernelbandits.policies.beta.IGPUCBBeta` with
     ``R = sqrt(noise_var)``). The lengthscale is in unit-box coordinates.
+
+    ``hyperparameters="map"``: before each policy-driven ask the campaign fits ARD lengthscales,
+    output variance and noise variance by type-II MAP
+    (:func:`~kernelbandits.regression.likelihood.fit_map`, default
+    :class:`~kernelbandits.regression.likelihood.HyperPrior`) on its standardised completed
+    trials; ``lengthscale`` and ``noise_var`` are then only the fit's starting point. The fit
+    uses the first ``m`` completed trials, ``m`` the last point of the geometric schedule
+    (every trial up to 20, then at +20%) not above their number, so the campaign stays a pure
+    function of its history. ``"fixed"`` (today's default) keeps the given values.
     """
     check_positive(lengthscale, "lengthscale")
     check_positive(noise_var, "noise_var")
+    if hyperparameters not in ("fixed", "map"):
+        raise ValueError(f"hyperparameters must be 'fixed' or 'map'; got {hyperparameters!r}")
     width = _beta(beta, noise_var)
+    return _GPUCBFactory(space, width, Matern(lengthscale, nu=2.5), noise_var, hyperparameters)
 
-    def factory(domain: Domain, seed: int) -> Policy:
-        _check_domain(space, domain)
-        return GPUCB(
-            domain, Matern(lengthscale, nu=2.5), noise_var=noise_var, beta=width, seed=seed
-        )
 
-    return factory
+def schedule_point(n: int) -> int:
+    """The last refit point ``m <= n`` of the geometric schedule: every ``m <= 20``, then
+    ``m_{k+1} = ceil(1.2 m_k)``."""
+    if n <= 20:
+        return n
+    m = 20
+    while math.ceil(1.2 * m) <= n:
+        m = math.ceil(1.2 * m)
+    return m
+
+
+class _GPUCBFactory:
+    """The factory :func:`gp_ucb` returns: ``(domain, seed) -> GPUCB``, and with
+    ``hyperparameters="map"`` a :meth:`fitted` copy for the campaign's data."""
+
+    def __init__(
+        self,
+        space: SearchSpace,
+        width: BetaSchedule | float,
+        kernel: Kernel,
+        noise_var: float,
+        hyperparameters: str,
+    ) -> None:
+        self.space, self.width, self.kernel = space, width, kernel
+        self.noise_var, self.hyperparameters = noise_var, hyperparameters
+
+    def __call__(self, domain: Domain, seed: int) -> Policy:
+        _check_domain(space=self.space, domain=domain)
+        return GPUCB(domain, self.kernel, noise_var=self.noise_var, beta=self.width, seed=seed)
+
+    def fitted(self, X: FloatArray, y: FloatArray, seed: int) -> _GPUCBFactory:
+        """A copy whose kernel and noise are the MAP fit on ``X (m, d)``, ``y (m,)``."""
+        if self.hyperparameters != "map" or y.size < 2:
+            return self
+        lengthscale = float(np.ravel(getattr(self.kernel, "lengthscale", 0.2))[0])
+        start = Matern(np.full(X.shape[1], lengthscale), 1.0, nu=2.5)  # ARD from isotropic
+        kernel, noise = fit_map(start, X, y, self.noise_var, seed=seed)
+        return _GPUCBFactory(self.space, self.width, kernel, noise, "fixed")
 
 
 def bkb(
@@ -342,15 +400,21 @@ class Campaign:
                 "and this campaign has pending='refuse': tell their values first, or use "
                 "pending='hallucinate' to ask a batch (GP-BUCB)"
             )
-        policy = self.policy_factory(self.space.domain(), policy_seed(self.seed, self.n_trials))
+        y, _, _ = self.standardized_values()
+        done = [r for r in self._records if r.value is not None]
+        factory = self.policy_factory
+        fitted = getattr(factory, "fitted", None)
+        if callable(fitted) and len(done) >= 2:  # hyperparameters fitted on the history
+            m = schedule_point(len(done))
+            y_m, _, _ = standardize([float(v) for v in y[:m]])
+            factory = fitted(np.array([r.x for r in done[:m]]), y_m, self.seed)
+        policy = factory(self.space.domain(), policy_seed(self.seed, self.n_trials))
         if not isinstance(policy, Policy):
             raise ValueError(f"the policy factory must return a Policy; got {policy!r}")
         if policy.domain.dim != self.space.dim:
             raise ValueError(
                 f"the policy works in dimension {policy.domain.dim}, the space in {self.space.dim}"
             )
-        y, _, _ = self.standardized_values()
-        done = [r for r in self._records if r.value is not None]
         for r, yi in zip(done, y, strict=True):
             policy.tell(r.x, float(yi))
         if pending:

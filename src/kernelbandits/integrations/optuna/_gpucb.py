@@ -50,6 +50,11 @@ class GPUCBSampler(BaseSampler):
     policy
         ``"gp-ucb"`` (exact GP, :func:`kernelbandits.campaign.gp_ucb`) or ``"bkb"`` (Nyström
         budgeted kernelized bandit, :func:`kernelbandits.campaign.bkb`).
+    hyperparameters
+        ``"fixed"`` (default: Matern-5/2, lengthscale 0.2 in the unit box, noise 1e-3) or
+        ``"map"``: ARD lengthscales, output and noise variance fitted by type-II MAP on the
+        study's standardised trials before each proposal (see
+        :func:`kernelbandits.campaign.gp_ucb`). Used by ``policy="gp-ucb"``.
     independent_sampler
         Sampler for parameters outside the relative search space. ``None`` (default) draws
         with :class:`optuna.samplers.RandomSampler` seeded by ``(seed, slot, parameter name)``
@@ -105,9 +110,13 @@ class GPUCBSampler(BaseSampler):
         n_startup_trials: int = 5,
         policy: PolicyName = "gp-ucb",
         independent_sampler: BaseSampler | None = None,
+        hyperparameters: Literal["fixed", "map"] = "fixed",
     ) -> None:
         if policy not in ("gp-ucb", "bkb"):
             raise ValueError(f"policy must be 'gp-ucb' or 'bkb'; got {policy!r}")
+        if hyperparameters not in ("fixed", "map"):
+            raise ValueError(f"hyperparameters must be 'fixed' or 'map'; got {hyperparameters!r}")
+        self._hyperparameters: Literal["fixed", "map"] = hyperparameters
         if isinstance(beta, str):
             if beta != "theory":
                 raise ValueError(f"beta must be a positive number or 'theory'; got {beta!r}")
@@ -167,7 +176,7 @@ class GPUCBSampler(BaseSampler):
         del study, search_space, history  # GP-UCB needs none of them
         if self._policy == "bkb":
             return campaign.bkb(space)
-        return campaign.gp_ucb(space, beta=self._beta)
+        return campaign.gp_ucb(space, beta=self._beta, hyperparameters=self._hyperparameters)
 
     # -- BaseSampler API ------------------------------------------------------------------------
     def infer_relative_search_space(
