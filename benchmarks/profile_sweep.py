@@ -48,7 +48,10 @@ PARTS = (
 
 def _store(path: str) -> ResultsStore:
     p = Path(path)
-    return ResultsStore(p / "results.sqlite" if p.is_dir() else p)
+    p = p / "results.sqlite" if p.is_dir() else p
+    if not p.is_file():
+        raise SystemExit(f"no results store at {p}: run `kernelbandits reproduce --out DIR` first")
+    return ResultsStore(p)
 
 
 def _table(title: str, rows: list[tuple[str, int, float, float]], total: float) -> None:

@@ -152,7 +152,7 @@ def test_refit_schedule_is_validated() -> None:
 
 
 def test_schedule_point() -> None:
-    from kernelbandits.campaign import schedule_point
+    from kernelbandits.regression.likelihood import schedule_point
 
     assert [schedule_point(n) for n in (1, 2, 20, 23, 24, 28, 29, 35, 100)] == [
         1, 2, 20, 20, 24, 24, 29, 35, 90,

@@ -51,7 +51,7 @@ from kernelbandits.policies.base import Policy
 from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta
 from kernelbandits.policies.bkb import BKB
 from kernelbandits.policies.gp import GPUCB
-from kernelbandits.regression.likelihood import fit_map
+from kernelbandits.regression.likelihood import fit_map, schedule_point
 from kernelbandits.space import SearchSpace
 
 __all__ = [
@@ -61,7 +61,6 @@ __all__ = [
     "bkb",
     "gp_ucb",
     "policy_seed",
-    "schedule_point",
     "standardize",
 ]
 
@@ -113,18 +112,9 @@ def gp_ucb(
     if hyperparameters not in ("fixed", "map"):
         raise ValueError(f"hyperparameters must be 'fixed' or 'map'; got {hyperparameters!r}")
     width = _beta(beta, noise_var)
-    return _GPUCBFactory(space, width, Matern(lengthscale, nu=2.5), noise_var, hyperparameters)
-
-
-def schedule_point(n: int) -> int:
-    """The last refit point ``m <= n`` of the geometric schedule: every ``m <= 20``, then
-    ``m_{k+1} = ceil(1.2 m_k)``."""
-    if n <= 20:
-        return n
-    m = 20
-    while math.ceil(1.2 * m) <= n:
-        m = math.ceil(1.2 * m)
-    return m
+    return _GPUCBFactory(
+        space, width, lengthscale, Matern(lengthscale, nu=2.5), noise_var, hyperparameters
+    )
 
 
 class _GPUCBFactory:
@@ -135,11 +125,12 @@ class _GPUCBFactory:
         self,
         space: SearchSpace,
         width: BetaSchedule | float,
+        lengthscale: float,
         kernel: Kernel,
         noise_var: float,
         hyperparameters: str,
     ) -> None:
-        self.space, self.width, self.kernel = space, width, kernel
+        self.space, self.width, self.lengthscale, self.kernel = space, width, lengthscale, kernel
         self.noise_var, self.hyperparameters = noise_var, hyperparameters
 
     def __call__(self, domain: Domain, seed: int) -> Policy:
@@ -150,10 +141,9 @@ class _GPUCBFactory:
         """A copy whose kernel and noise are the MAP fit on ``X (m, d)``, ``y (m,)``."""
         if self.hyperparameters != "map" or y.size < 2:
             return self
-        lengthscale = float(np.ravel(getattr(self.kernel, "lengthscale", 0.2))[0])
-        start = Matern(np.full(X.shape[1], lengthscale), 1.0, nu=2.5)  # ARD from isotropic
+        start = Matern(np.full(X.shape[1], self.lengthscale), 1.0, nu=2.5)  # ARD from isotropic
         kernel, noise = fit_map(start, X, y, self.noise_var, seed=seed)
-        return _GPUCBFactory(self.space, self.width, kernel, noise, "fixed")
+        return _GPUCBFactory(self.space, self.width, self.lengthscale, kernel, noise, "fixed")
 
 
 def bkb(

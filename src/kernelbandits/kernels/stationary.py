@@ -6,6 +6,8 @@ scalar or one value per input dimension (automatic relevance determination).
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
@@ -41,9 +43,13 @@ class _Stationary(Kernel):
         th = np.exp(check_theta(theta, self.lengthscale.size + 1))
         return th[:-1], float(th[-1])
 
-    def _profile(self, r: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """``(g(r), h(r))`` with ``h = -g'(r) / r``, so that ``d k / d log l_i = v h D_i``."""
-        raise NotImplementedError
+    @abstractmethod
+    def _shape(self, r: FloatArray) -> FloatArray:
+        """``g(r)``: the kernel is ``variance * g(r)``."""
+
+    @abstractmethod
+    def _slope(self, r: FloatArray) -> FloatArray:
+        """``h(r) = -g'(r) / r``, so that ``d k / d log l_i = v h D_i``."""
 
     def theta_gradient(self, X: ArrayLike) -> FloatArray:
         """``d K(X, X) / d theta``, shape ``(n, n, p)`` (``theta`` as :attr:`theta`: the log
@@ -58,9 +64,12 @@ class _Stationary(Kernel):
         if self.lengthscale.size == 1:
             D = D.sum(axis=-1, keepdims=True)
         r = np.sqrt(D.sum(axis=-1))
-        g, h = self._profile(r)
         return np.concatenate(
-            [(self.variance * h)[:, :, None] * D, (self.variance * g)[:, :, None]], axis=-1
+            [
+                (self.variance * self._slope(r))[:, :, None] * D,
+                (self.variance * self._shape(r))[:, :, None],
+            ],
+            axis=-1,
         )
 
 
@@ -70,9 +79,11 @@ class RBF(_Stationary):
     def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
         return self.variance * np.exp(-0.5 * self._scaled_sqdist(X, Y))
 
-    def _profile(self, r: FloatArray) -> tuple[FloatArray, FloatArray]:
-        g = np.exp(-0.5 * r * r)
-        return g, g
+    def _shape(self, r: FloatArray) -> FloatArray:
+        return np.exp(-0.5 * r * r)
+
+    def _slope(self, r: FloatArray) -> FloatArray:
+        return np.exp(-0.5 * r * r)
 
     def with_theta(self, theta: ArrayLike) -> RBF:
         ls, var = self._params_from_theta(theta)
@@ -98,29 +109,25 @@ class Matern(_Stationary):
         self.nu = float(nu)
 
     def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
-        r = np.sqrt(self._scaled_sqdist(X, Y))
-        if self.nu == 0.5:
-            g = np.exp(-r)
-        elif self.nu == 1.5:
-            s = np.sqrt(3.0) * r
-            g = (1.0 + s) * np.exp(-s)
-        else:
-            s = np.sqrt(5.0) * r
-            g = (1.0 + s + s * s / 3.0) * np.exp(-s)
-        return self.variance * g
+        return self.variance * self._shape(np.sqrt(self._scaled_sqdist(X, Y)))
 
-    def _profile(self, r: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def _shape(self, r: FloatArray) -> FloatArray:
         if self.nu == 0.5:
-            g = np.exp(-r)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                h = np.where(r > 0.0, g / np.where(r > 0.0, r, 1.0), 0.0)  # D = 0 where r = 0
-            return g, h
+            return np.exp(-r)
         if self.nu == 1.5:
             s = np.sqrt(3.0) * r
-            return (1.0 + s) * np.exp(-s), 3.0 * np.exp(-s)
+            return (1.0 + s) * np.exp(-s)
         s = np.sqrt(5.0) * r
-        e = np.exp(-s)
-        return (1.0 + s + s * s / 3.0) * e, (5.0 / 3.0) * (1.0 + s) * e
+        return (1.0 + s + s * s / 3.0) * np.exp(-s)
+
+    def _slope(self, r: FloatArray) -> FloatArray:
+        if self.nu == 0.5:  # exp(-r) / r, and 0 at r = 0 (where D = 0 too)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(r > 0.0, np.exp(-r) / np.where(r > 0.0, r, 1.0), 0.0)
+        if self.nu == 1.5:
+            return 3.0 * np.exp(-np.sqrt(3.0) * r)
+        s = np.sqrt(5.0) * r
+        return (5.0 / 3.0) * (1.0 + s) * np.exp(-s)
 
     def with_theta(self, theta: ArrayLike) -> Matern:
         ls, var = self._params_from_theta(theta)

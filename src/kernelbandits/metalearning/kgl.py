@@ -15,8 +15,9 @@ Notation (shapes):
     selection  Alg. 1: ``J = {j : ||beta^(j)||_2 >= omega sqrt(s)}`` (``>=`` as in Alg. 1; the
                main text writes ``>``, which differs only on ties); ``k^ = mean_{j in J} k_j``
 
-Solver: :mod:`kernelbandits.metalearning.solver` (per-task Gram matrices, FISTA with a
-Newton polish, exact LARS for F-META-KGL's one-task fits, stopped on a certified duality gap).
+Solver: :mod:`kernelbandits.metalearning.solver` (per-task Gram matrices, exact LARS for
+F-META-KGL's one-task fits, an active-set Newton search, FISTA as the fallback; every fit stops
+on a certified duality gap).
 skglm's ``GroupLasso`` on :func:`block_design` is the reference in the tests.
 
 Decision on the scale of ``lam``: with eq. (1) as printed, the paper's values (``lam = 0.25``
@@ -159,8 +160,9 @@ def _check_tasks(tasks: Sequence[Task], dim: int | None) -> list[tuple[FloatArra
 def block_design(base: BaseKernels, tasks: Sequence[Task]) -> tuple[object, FloatArray]:
     """The sparse block-diagonal design ``Phi`` (``(N, s d)``, CSC, kernel-major columns) and
     the stacked targets ``y (N,)`` of eq. (1), for general-purpose solvers (the tests' skglm
-    reference: its objective is eq. (1) / 2, so its ``alpha`` is ``lam / 2``). Column ``offset_j s + u d_j + f`` is feature ``f`` of kernel
-    ``j`` in task ``u``, so each kernel's group of ``s d_j`` columns is contiguous."""
+    reference: its objective is eq. (1) / 2, so its ``alpha`` is ``lam / 2``). Column
+    ``offset_j s + u d_j + f`` is feature ``f`` of kernel ``j`` in task ``u``, so each kernel's
+    group of ``s d_j`` columns is contiguous."""
     from scipy import sparse
 
     data = _check_tasks(tasks, base.input_dim)

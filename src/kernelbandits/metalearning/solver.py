@@ -469,11 +469,6 @@ def solve_group_lasso(
         if gap <= target(primal):
             break
         beta, primal, gap = _polished(design, beta, lam, primal, gap, target(primal))
-        vertex = _vertex(design, beta)  # near the optimum its support often is the answer
-        if vertex is not None:
-            candidate = _polished(design, vertex, lam, *design.gap(vertex, lam), target(primal))
-            if candidate[2] < gap:
-                beta, primal, gap = candidate
         block = min(2 * block, 5000)
     converged = gap <= target(primal)
     vertex = _vertex(design, beta) if converged else None

@@ -31,7 +31,12 @@ from kernelbandits.kernels.base import check_kernel
 from kernelbandits.policies.base import Policy
 from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta, as_schedule
 from kernelbandits.regression import CandidatePosterior, GPPosterior
-from kernelbandits.regression.likelihood import HyperPrior, fit_hyperparameters, fit_map
+from kernelbandits.regression.likelihood import (
+    HyperPrior,
+    fit_hyperparameters,
+    fit_map,
+    schedule_point,
+)
 
 
 class GPPolicy(Policy):
@@ -43,10 +48,10 @@ class GPPolicy(Policy):
     kernel : prior covariance of the GP.
     noise_var : noise variance / kernel-ridge regulariser ``lam`` (> 0).
     fit_hyperparameters : refit the kernel by maximum likelihood every ``refit_every`` rounds.
-    refit_every : a number of rounds, or ``"geometric"``: after every observation while
-        ``t <= 20``, then whenever ``t`` has grown by 20% since the last refit (so a run of
-        ``T`` rounds refits about ``20 + 5.5 log(T / 20)`` times and the per-round cost stays
-        that of the incremental posterior).
+    refit_every : a number of rounds, or ``"geometric"``: at the points of
+        :func:`~kernelbandits.regression.likelihood.schedule_point` (every observation while
+        ``t <= 20``, then each time ``t`` has grown by 20%), so between refits the per-round
+        cost stays that of the incremental posterior.
     hyper_prior : with ``fit_hyperparameters``, refit by type-II MAP under this prior
         (:func:`~kernelbandits.regression.likelihood.fit_map`: ARD lengthscales, output and
         noise variance, for inputs in the unit box and standardised outputs) instead of
@@ -141,7 +146,7 @@ class GPPolicy(Policy):
         """Whether to refit after the ``t``-th observation (see ``refit_every``)."""
         if self.refit_every != "geometric":
             return t % int(self.refit_every) == 0
-        return t <= 20 or t >= 1.2 * (self.refits[-1] if self.refits else 0)
+        return schedule_point(t) == t
 
     def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Posterior mean and standard deviation at ``X (m, d)``, each ``(m,)``."""

@@ -15,6 +15,8 @@ eq. 5.9; checked against finite differences and scikit-learn in the tests).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import LinAlgError, cho_solve, cholesky
@@ -135,6 +137,18 @@ def log_marginal_likelihood_and_gradient(
     grad_kernel = 0.5 * np.einsum("ij,jik->k", inner, dK)
     grad_noise = 0.5 * lam * float(np.trace(inner))
     return value, np.append(grad_kernel, grad_noise)
+
+
+def schedule_point(n: int) -> int:
+    """The last refit point ``m <= n`` of the geometric refit schedule: every ``m <= 20``, then
+    ``m_{k+1} = ceil(1.2 m_k)`` (24, 29, 35, 42, ...), so ``T`` observations cost about
+    ``20 + 5.5 ln(T / 20)`` fits."""
+    if n <= 20:
+        return n
+    m = 20
+    while math.ceil(1.2 * m) <= n:
+        m = math.ceil(1.2 * m)
+    return m
 
 
 class HyperPrior:
