@@ -3,6 +3,8 @@
 #   make test             -> creates .venv, installs the package with dev tools, runs ruff, mypy, pytest
 #   make reproduce-quick  -> every paper experiment at CI size, then the report
 #   make bench            -> installs the `bench` extra, benchmarks against BoTorch and sklearn
+#   make bench-quality    -> installs the `bench` extra, sample efficiency of our Optuna samplers
+#                            against Optuna's and BoTorch's (hours; resumable store)
 #   make reproduce-full   -> every paper experiment at paper size (hours; resumable), then the
 #                            published report in docs/results
 PYTHON ?= python3
@@ -10,7 +12,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test lint pytest bench reproduce-quick reproduce-full report-full clean
+.PHONY: demo test lint pytest bench bench-quality reproduce-quick reproduce-full report-full clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +65,15 @@ $(BENCH_STAMP): $(STAMP)
 # 30 minutes on 2 cores); rewrites the README's table with this machine's numbers
 bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/peers/bench_peers.py --readme README.md
+
+# sample efficiency: GPUCBSampler vs Optuna's GPSampler / TPE / random and a BoTorch qLogEI loop,
+# 13 problems x 10 seeds x 100 trials; the store lives outside the work tree (a rerun resumes
+# it; never commit it); rewrites the README's block and docs/benchmarks/sample_efficiency.png
+QUALITY_STORE ?= $(HOME)/kb-bench-quality
+
+bench-quality: $(BENCH_STAMP)
+	$(BIN)/python benchmarks/sample_efficiency.py --jobs 2 --store $(QUALITY_STORE) \
+		--readme README.md --plots docs/benchmarks
 
 clean:
 	rm -rf $(VENV) kb-results build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

