@@ -37,20 +37,26 @@ is recorded, so nothing already collected is lost.
 
 from __future__ import annotations
 
+import hashlib
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
+from scipy.stats import yeojohnson
+from threadpoolctl import threadpool_limits
 
 from kernelbandits._validation import FloatArray, as_finite_scalar, check_positive
+from kernelbandits.acquisition import BoxOptimizer
 from kernelbandits.domains import Domain
 from kernelbandits.kernels import Kernel, Matern
 from kernelbandits.policies.base import Policy
 from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta
 from kernelbandits.policies.bkb import BKB
-from kernelbandits.policies.gp import GPUCB
+from kernelbandits.policies.gp import GPEI, GPTS, GPUCB
 from kernelbandits.regression.likelihood import fit_map, schedule_point
 from kernelbandits.space import SearchSpace
 
@@ -59,9 +65,12 @@ __all__ = [
     "PolicyFactory",
     "Trial",
     "bkb",
+    "gp",
     "gp_ucb",
+    "map_fit",
     "policy_seed",
     "standardize",
+    "warp_values",
 ]
 
 #: ``(domain, seed) -> a fresh policy`` on ``domain``
@@ -85,65 +94,198 @@ def _check_domain(space: SearchSpace, domain: Domain) -> None:
         )
 
 
+Acquisition = Literal["ucb", "ei", "ts"]
+_ACQUISITIONS = ("ucb", "ei", "ts")
+
+
+def gp(
+    space: SearchSpace,
+    acquisition: Acquisition = "ei",
+    beta: float | str = 2.0,
+    lengthscale: float = 0.2,
+    noise_var: float = 1e-3,
+    hyperparameters: Literal["fixed", "map"] = "map",
+    output_warping: bool = True,
+) -> PolicyFactory:
+    """An exact-GP policy (Matern-5/2 kernel) on the unit box of ``space``: what a
+    :class:`Campaign` and :class:`~kernelbandits.integrations.optuna.GPUCBSampler` use by
+    default (expected improvement, type-II MAP hyperparameters, warped outputs: the
+    combination that did best against Optuna's ``GPSampler`` in
+    ``benchmarks/sample_efficiency.py``, see the README).
+
+    Parameters
+    ----------
+    acquisition : ``"ei"`` (default; :class:`~kernelbandits.policies.GPEI`, maximised as
+        ``log EI``), ``"ucb"`` (:class:`~kernelbandits.policies.GPUCB`, ``mu + beta sd``) or ``"ts"``
+        (:class:`~kernelbandits.policies.GPTS`, one joint posterior draw on 1024 candidates).
+    beta : UCB's constant width multiplier, or ``"theory"`` for the IGP-UCB schedule of
+        Chowdhury & Gopalan (2017) (:class:`~kernelbandits.policies.beta.IGPUCBBeta` with
+        ``R = sqrt(noise_var)``).
+    lengthscale, noise_var : the kernel's lengthscale (unit-box coordinates) and the noise
+        variance (standardised units) with ``hyperparameters="fixed"``; with ``"map"`` only
+        the starting point of the first fit.
+    hyperparameters : ``"map"`` (default): before each policy-driven ask the campaign fits ARD
+        lengthscales, output variance and noise variance by type-II MAP
+        (:func:`~kernelbandits.regression.likelihood.fit_map` under the default
+        :class:`~kernelbandits.regression.likelihood.HyperPrior`) on its standardised
+        completed trials, at the points of the geometric schedule
+        (:func:`~kernelbandits.regression.likelihood.schedule_point`: every trial up to 20, then
+        each time their number has grown by 20 %), each fit warm-started from the previous
+        one (see :func:`map_fit`), so the campaign stays a pure function of its history.
+        ``"fixed"``: the given isotropic ``lengthscale``, unit output variance and
+        ``noise_var``, as before this option existed.
+    output_warping : (default ``True``) model the values after a Yeo-Johnson power transform
+        (Yeo & Johnson 2000; its ``lambda`` by maximum likelihood, ``scipy.stats.yeojohnson``)
+        of the standardised values, standardised again (:func:`warp_values`): heavy tails (a few very bad values)
+        no longer flatten the rest of the landscape. The transform is monotone, so the order of
+        the values, and the best trial, are unchanged.
+
+    The acquisition is maximised by a :class:`~kernelbandits.acquisition.BoxOptimizer`
+    (2048 Sobol points, the 5 best observed points and 64 local candidates around each, 8
+    L-BFGS-B runs with the analytic gradient), projected onto the values ``space`` can take.
+    """
+    check_positive(lengthscale, "lengthscale")
+    check_positive(noise_var, "noise_var")
+    if acquisition not in _ACQUISITIONS:
+        raise ValueError(f"acquisition must be one of {_ACQUISITIONS}; got {acquisition!r}")
+    if hyperparameters not in ("fixed", "map"):
+        raise ValueError(f"hyperparameters must be 'fixed' or 'map'; got {hyperparameters!r}")
+    width = _beta(beta, noise_var)
+    factory = _GPFactory(
+        space,
+        acquisition,
+        width,
+        lengthscale,
+        Matern(lengthscale, nu=2.5),
+        noise_var,
+        hyperparameters,
+    )
+    factory.output_warping = bool(output_warping)
+    return factory
+
+
 def gp_ucb(
     space: SearchSpace,
     beta: float | str = 2.0,
     lengthscale: float = 0.2,
     noise_var: float = 1e-3,
-    hyperparameters: Literal["fixed", "map"] = "fixed",
+    hyperparameters: Literal["fixed", "map"] = "map",
+    output_warping: bool = True,
 ) -> PolicyFactory:
-    """GP-UCB with a Matern-5/2 kernel (unit variance) on the unit box of ``space``.
-
-    ``beta`` is a constant width multiplier, or ``"theory"`` for the IGP-UCB schedule of
-    Chowdhury & Gopalan (2017) (:class:`~kernelbandits.policies.beta.IGPUCBBeta` with
-    ``R = sqrt(noise_var)``). The lengthscale is in unit-box coordinates.
-
-    ``hyperparameters="map"``: before each policy-driven ask the campaign fits ARD lengthscales,
-    output variance and noise variance by type-II MAP
-    (:func:`~kernelbandits.regression.likelihood.fit_map`, default
-    :class:`~kernelbandits.regression.likelihood.HyperPrior`) on its standardised completed
-    trials; ``lengthscale`` and ``noise_var`` are then only the fit's starting point. The fit
-    uses the first ``m`` completed trials, ``m`` the last point of the geometric schedule
-    (every trial up to 20, then at +20%) not above their number, so the campaign stays a pure
-    function of its history. ``"fixed"`` (today's default) keeps the given values.
-    """
-    check_positive(lengthscale, "lengthscale")
-    check_positive(noise_var, "noise_var")
-    if hyperparameters not in ("fixed", "map"):
-        raise ValueError(f"hyperparameters must be 'fixed' or 'map'; got {hyperparameters!r}")
-    width = _beta(beta, noise_var)
-    return _GPUCBFactory(
-        space, width, lengthscale, Matern(lengthscale, nu=2.5), noise_var, hyperparameters
-    )
+    """GP-UCB on the unit box of ``space``: :func:`gp` with ``acquisition="ucb"``."""
+    return gp(space, "ucb", beta, lengthscale, noise_var, hyperparameters, output_warping)
 
 
-class _GPUCBFactory:
-    """The factory :func:`gp_ucb` returns: ``(domain, seed) -> GPUCB``, and with
+class _GPFactory:
+    """The factory :func:`gp` returns: ``(domain, seed) -> policy``, and with
     ``hyperparameters="map"`` a :meth:`fitted` copy for the campaign's data."""
 
     def __init__(
         self,
         space: SearchSpace,
+        acquisition: str,
         width: BetaSchedule | float,
         lengthscale: float,
         kernel: Kernel,
         noise_var: float,
         hyperparameters: str,
     ) -> None:
-        self.space, self.width, self.lengthscale, self.kernel = space, width, lengthscale, kernel
+        self.space, self.acquisition, self.width = space, acquisition, width
+        self.lengthscale, self.kernel = lengthscale, kernel
         self.noise_var, self.hyperparameters = noise_var, hyperparameters
+        projection = None if space.is_continuous else space.snap_rows
+        self.optimizer = BoxOptimizer(projection=projection)
+        self.output_warping = False
+
+    def transform_values(self, values: FloatArray) -> FloatArray:
+        """The values the model sees, shape ``(n,)``: standardised, and with
+        ``output_warping`` warped (:func:`warp_values`)."""
+        return warp_values(values) if self.output_warping else standardize(values)[0]
 
     def __call__(self, domain: Domain, seed: int) -> Policy:
         _check_domain(space=self.space, domain=domain)
-        return GPUCB(domain, self.kernel, noise_var=self.noise_var, beta=self.width, seed=seed)
+        options: dict[str, Any] = {"noise_var": self.noise_var, "seed": seed}
+        options["optimizer"] = self.optimizer
+        if self.acquisition == "ei":
+            return GPEI(domain, self.kernel, **options)
+        if self.acquisition == "ts":
+            return GPTS(domain, self.kernel, n_candidates=1024, **options)
+        return GPUCB(domain, self.kernel, beta=self.width, **options)
 
-    def fitted(self, X: FloatArray, y: FloatArray, seed: int) -> _GPUCBFactory:
-        """A copy whose kernel and noise are the MAP fit on ``X (m, d)``, ``y (m,)``."""
+    def fitted(self, X: FloatArray, y: FloatArray, seed: int) -> _GPFactory:
+        """A copy whose kernel and noise are the MAP fit (:func:`map_fit`) on the completed
+        trials ``X (n, d)`` with values ``y (n,)`` (any scale: each prefix is standardised)."""
         if self.hyperparameters != "map" or y.size < 2:
             return self
-        start = Matern(np.full(X.shape[1], self.lengthscale), 1.0, nu=2.5)  # ARD from isotropic
-        kernel, noise = fit_map(start, X, y, self.noise_var, seed=seed)
-        return _GPUCBFactory(self.space, self.width, self.lengthscale, kernel, noise, "fixed")
+        kernel, noise = map_fit(
+            X, y, seed, self.lengthscale, self.noise_var, output_warping=self.output_warping
+        )
+        copy = _GPFactory(
+            self.space, self.acquisition, self.width, self.lengthscale, kernel, noise, "fixed"
+        )
+        copy.optimizer, copy.output_warping = self.optimizer, self.output_warping
+        return copy
+
+
+_FITS: OrderedDict[bytes, tuple[Kernel, float]] = OrderedDict()
+_FITS_SIZE = 512
+
+
+def map_fit(
+    X: FloatArray,
+    y: FloatArray,
+    seed: int,
+    lengthscale: float = 0.2,
+    noise_var: float = 1e-3,
+    output_warping: bool = False,
+) -> tuple[Kernel, float]:
+    """The type-II MAP Matern-5/2 ARD kernel and noise variance for the first ``m`` of the
+    ``n`` completed trials ``X (n, d)``, ``y (n,)``, ``m = schedule_point(n)``.
+
+    The fit at ``m`` is warm-started from the fit at the previous schedule point (and starts
+    from 4 draws of the prior as well, :func:`~kernelbandits.regression.likelihood.fit_map`);
+    the first fit (2 points) starts from the isotropic ``lengthscale`` and ``noise_var``. Every
+    fit is on its prefix's own standardised values (warped by :func:`warp_values` with
+    ``output_warping``). The chain is a pure function of
+    ``(X, y, seed)``; fits are memoised in-process (an LRU of 512), so a campaign pays for one
+    fit per schedule point, and a campaign restored in a fresh process recomputes the chain once.
+    """
+    n = int(y.size)
+    m = schedule_point(n)
+    points = [k for k in range(2, m + 1) if schedule_point(k) == k]
+    kernel: Kernel = Matern(np.full(X.shape[1], lengthscale), 1.0, nu=2.5)
+    noise = noise_var
+    todo = []
+    for k in reversed(points):  # the longest prefix already fitted
+        key = _fit_key(X[:k], y[:k], seed, lengthscale, noise_var, output_warping)
+        if key in _FITS:
+            _FITS.move_to_end(key)
+            kernel, noise = _FITS[key]
+            break
+        todo.append((k, key))
+    for k, key in reversed(todo):
+        y_k = warp_values(y[:k]) if output_warping else standardize(y[:k])[0]
+        kernel, noise = fit_map(kernel, X[:k], y_k, noise, seed=np.random.SeedSequence([seed, k]))
+        _FITS[key] = (kernel, noise)
+        if len(_FITS) > _FITS_SIZE:
+            _FITS.popitem(last=False)
+    return kernel, noise
+
+
+def _fit_key(
+    X: FloatArray,
+    y: FloatArray,
+    seed: int,
+    lengthscale: float,
+    noise: float,
+    output_warping: bool,
+) -> bytes:
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(b"warped" if output_warping else b"standardised")
+    for part in (np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(y, dtype=float)):
+        digest.update(part.tobytes())
+    digest.update(np.array([seed, lengthscale, noise], dtype=float).tobytes())
+    return digest.digest()
 
 
 def bkb(
@@ -152,29 +294,82 @@ def bkb(
     lengthscale: float = 0.2,
     noise_var: float = 1e-3,
     qbar: float = 4.0,
+    hyperparameters: Literal["fixed", "map"] = "map",
 ) -> PolicyFactory:
     """BKB (Calandriello et al. 2019; a Nystrom-sketched GP-UCB) with the same defaults as
-    :func:`gp_ucb`, for long campaigns where an exact GP becomes expensive."""
+    :func:`gp_ucb`, for long campaigns where an exact GP becomes expensive.
+
+    ``hyperparameters="map"`` (default) fits the Matern-5/2 ARD kernel and the noise variance
+    as :func:`gp` does (:func:`map_fit`, an exact-GP fit on the geometric schedule, O(n^3)
+    per fit); ``"fixed"`` keeps the isotropic ``lengthscale`` and ``noise_var``.
+    """
     check_positive(lengthscale, "lengthscale")
     check_positive(noise_var, "noise_var")
     check_positive(qbar, "qbar")
-    width = _beta(beta, noise_var)
+    if hyperparameters not in ("fixed", "map"):
+        raise ValueError(f"hyperparameters must be 'fixed' or 'map'; got {hyperparameters!r}")
+    return _BKBFactory(
+        space,
+        _beta(beta, noise_var),
+        lengthscale,
+        Matern(lengthscale, nu=2.5),
+        noise_var,
+        qbar,
+        hyperparameters,
+    )
 
-    def factory(domain: Domain, seed: int) -> Policy:
-        _check_domain(space, domain)
+
+class _BKBFactory:
+    """The factory :func:`bkb` returns (see :class:`_GPFactory` for ``fitted``)."""
+
+    def __init__(
+        self,
+        space: SearchSpace,
+        width: BetaSchedule | float,
+        lengthscale: float,
+        kernel: Kernel,
+        noise_var: float,
+        qbar: float,
+        hyperparameters: str,
+    ) -> None:
+        self.space, self.width, self.lengthscale, self.kernel = space, width, lengthscale, kernel
+        self.noise_var, self.qbar, self.hyperparameters = noise_var, qbar, hyperparameters
+
+    def __call__(self, domain: Domain, seed: int) -> Policy:
+        _check_domain(self.space, domain)
         return BKB(
             domain,
-            Matern(lengthscale, nu=2.5),
-            noise_var=noise_var,
-            qbar=qbar,
-            beta=width,
+            self.kernel,
+            noise_var=self.noise_var,
+            qbar=self.qbar,
+            beta=self.width,
             seed=seed,
         )
 
-    return factory
+    def fitted(self, X: FloatArray, y: FloatArray, seed: int) -> _BKBFactory:
+        """A copy with the MAP kernel and noise of :func:`map_fit` on ``X (n, d)``, ``y (n,)``."""
+        if self.hyperparameters != "map" or y.size < 2:
+            return self
+        kernel, noise = map_fit(X, y, seed, self.lengthscale, self.noise_var)
+        return _BKBFactory(
+            self.space, self.width, self.lengthscale, kernel, noise, self.qbar, "fixed"
+        )
 
 
-def standardize(values: Sequence[float]) -> tuple[FloatArray, float, float]:
+def warp_values(values: ArrayLike) -> FloatArray:
+    """Standardise ``values (n,)``, apply the Yeo-Johnson transform with its maximum-likelihood
+    ``lambda`` (``scipy.stats.yeojohnson``), standardise again. Fewer than 3 values, or
+    values that are all equal, are only standardised."""
+    z, _, _ = standardize(values)
+    if z.size < 3 or np.ptp(z) == 0.0:
+        return z
+    warped = np.asarray(yeojohnson(z)[0], dtype=float)
+    if not np.all(np.isfinite(warped)):
+        return z
+    return standardize(warped)[0]
+
+
+def standardize(values: Sequence[float] | ArrayLike) -> tuple[FloatArray, float, float]:
     """``((y - mean) / sd, mean, sd)`` of ``values`` (shape ``(n,)``), ``sd`` floored at
     ``1e-12``; ``(empty, 0, 1)`` for no values. What a campaign tells its policy."""
     y = np.asarray(values, dtype=float).reshape(-1)
@@ -224,7 +419,8 @@ class Campaign:
     Parameters
     ----------
     space : the search space.
-    policy : ``(domain, seed) -> Policy``; ``None`` means :func:`gp_ucb` with its defaults.
+    policy : ``(domain, seed) -> Policy``; ``None`` means :func:`gp` with its defaults
+        (expected improvement on a GP with type-II MAP hyperparameters and warped outputs).
     seed : non-negative integer; the whole campaign is a deterministic function of it and of
         the trials recorded.
     direction : ``"maximize"`` or ``"minimize"`` the values told.
@@ -258,7 +454,7 @@ class Campaign:
         if policy is not None and not callable(policy):
             raise ValueError("policy must be a callable (domain, seed) -> Policy, or None")
         self.space = space
-        self.policy_factory: PolicyFactory = gp_ucb(space) if policy is None else policy
+        self.policy_factory: PolicyFactory = gp(space) if policy is None else policy
         self.seed = int(seed)
         self.direction = direction
         self.n_initial = int(n_initial)
@@ -315,8 +511,11 @@ class Campaign:
         if k < self.n_initial:
             params = self.space.sample(1, _initial_rng(self.seed, k))[0]
         else:
-            policy = self.rebuild_policy()
-            u = np.asarray(policy.ask(), dtype=float)
+            # many small solves (the replay, the fit, the acquisition's local search): one BLAS
+            # thread is several times faster than a pool, and far faster on a loaded machine
+            with threadpool_limits(1, user_api="blas"):
+                policy = self.rebuild_policy()
+                u = np.asarray(policy.ask(), dtype=float)
             params = self.space.decode(self.space.snap(u))
         record = _Record(self._next_number(), params, self.space.encode(params), None)
         self._records.append(record)
@@ -392,12 +591,15 @@ class Campaign:
             )
         y, _, _ = self.standardized_values()
         done = [r for r in self._records if r.value is not None]
+        sign = 1.0 if self.direction == "maximize" else -1.0
+        raw = np.array([sign * float(r.value) for r in done if r.value is not None])
         factory = self.policy_factory
+        transform = getattr(factory, "transform_values", None)
+        if callable(transform) and len(done) >= 2:  # the factory's own model units (warped)
+            y = np.asarray(transform(raw), dtype=float)
         fitted = getattr(factory, "fitted", None)
         if callable(fitted) and len(done) >= 2:  # hyperparameters fitted on the history
-            m = schedule_point(len(done))
-            y_m, _, _ = standardize([float(v) for v in y[:m]])
-            factory = fitted(np.array([r.x for r in done[:m]]), y_m, self.seed)
+            factory = fitted(np.array([r.x for r in done]), raw, self.seed)
         policy = factory(self.space.domain(), policy_seed(self.seed, self.n_trials))
         if not isinstance(policy, Policy):
             raise ValueError(f"the policy factory must return a Policy; got {policy!r}")
@@ -423,4 +625,6 @@ class Campaign:
                         "trials cannot be hallucinated: tell them first"
                     ) from err
                 policy.tell(r.x, float(np.asarray(mu, dtype=float).reshape(-1)[0]))
+            if hasattr(policy, "pending"):  # a pending point will be evaluated: not again
+                policy.pending = np.array([r.x for r in pending])
         return policy

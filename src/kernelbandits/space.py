@@ -260,6 +260,41 @@ class SearchSpace:
         """``encode(decode(u))``: the point of the box actually evaluated, shape ``(dim,)``."""
         return self.encode(self.decode(u))
 
+    @property
+    def is_continuous(self) -> bool:
+        """Whether every parameter is a :class:`Float` (then :meth:`snap` is the identity on the
+        box)."""
+        return all(isinstance(p, Float) for p in self.params)
+
+    def snap_rows(self, U: ArrayLike) -> FloatArray:
+        """:meth:`snap` of every row of ``U (m, dim)``, shape ``(m, dim)``, vectorised per
+        parameter: the projection an acquisition optimiser uses to score only values the space
+        can take (floats: clipped; integers: rounded in their own scale, log or linear;
+        categoricals: the one-hot vector of the largest coordinate)."""
+        Ua = np.asarray(U, dtype=float)
+        if Ua.ndim != 2 or Ua.shape[1] != self.dim:
+            raise ValueError(f"U must have shape (m, {self.dim}); got {Ua.shape}")
+        out = np.clip(Ua, 0.0, 1.0)
+        for p, sl in zip(self.params, self._slices, strict=True):
+            if isinstance(p, Categorical):
+                block = np.zeros((Ua.shape[0], len(p.choices)))
+                block[np.arange(Ua.shape[0]), np.argmax(out[:, sl], axis=1)] = 1.0
+                out[:, sl] = block
+            elif isinstance(p, Int) and p.high > p.low:
+                lo, hi = float(p.low), float(p.high)
+                u = out[:, sl.start]
+                if p.log:
+                    v = np.exp(np.log(lo) + u * (np.log(hi) - np.log(lo)))
+                    v = np.clip(np.round(v), lo, hi)
+                    out[:, sl.start] = (np.log(v) - np.log(lo)) / (np.log(hi) - np.log(lo))
+                else:
+                    out[:, sl.start] = (np.clip(np.round(lo + u * (hi - lo)), lo, hi) - lo) / (
+                        hi - lo
+                    )
+            elif isinstance(p, Int):
+                out[:, sl.start] = 0.0
+        return out
+
     def sample(self, n: int, rng: np.random.Generator) -> list[dict[str, Any]]:
         """``n`` random configurations: Floats uniform in their (log) scale, Ints uniform on
         ``{low..high}`` (log-uniform if ``log``), categories uniform."""

@@ -54,6 +54,17 @@ class Kernel(ABC):
         """Bounds on ``theta`` for maximum-likelihood fitting, shape ``(p, 2)``."""
         return np.tile([np.log(1e-3), np.log(1e3)], (self.theta.size, 1))
 
+    #: whether :meth:`input_gradient` is implemented
+    has_input_gradient: bool = False
+
+    def input_gradient(self, X: ArrayLike, Y: ArrayLike) -> FloatArray:
+        """``d k(x, y) / d x`` for ``x`` in ``X (m, d)``, ``y`` in ``Y (n, d)``: shape ``(m, n, d)``.
+
+        Provided by the stationary kernels (and sums and scalings of them); gradient-based
+        acquisition optimisers need it, everything else works without it.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not provide input gradients")
+
     def __add__(self, other: Kernel) -> Kernel:
         if not isinstance(other, Kernel):
             return NotImplemented
@@ -93,12 +104,16 @@ class Sum(Kernel):
         if len(dims) > 1:
             raise ValueError(f"k1 and k2 expect different input dimensions {sorted(dims)}")
         self.input_dim = dims.pop() if dims else None
+        self.has_input_gradient = k1.has_input_gradient and k2.has_input_gradient
 
     def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
         return self.k1._gram(X, Y) + self.k2._gram(X, Y)
 
     def diag(self, X: ArrayLike) -> FloatArray:
         return self.k1.diag(X) + self.k2.diag(X)
+
+    def input_gradient(self, X: ArrayLike, Y: ArrayLike) -> FloatArray:
+        return self.k1.input_gradient(X, Y) + self.k2.input_gradient(X, Y)
 
     @property
     def theta(self) -> FloatArray:
@@ -124,12 +139,16 @@ class Scaled(Kernel):
         self.kernel = kernel
         self.scale = check_positive(scale, "scale")
         self.input_dim = kernel.input_dim
+        self.has_input_gradient = kernel.has_input_gradient
 
     def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
         return self.scale * self.kernel._gram(X, Y)
 
     def diag(self, X: ArrayLike) -> FloatArray:
         return self.scale * self.kernel.diag(X)
+
+    def input_gradient(self, X: ArrayLike, Y: ArrayLike) -> FloatArray:
+        return self.scale * self.kernel.input_gradient(X, Y)
 
     @property
     def theta(self) -> FloatArray:

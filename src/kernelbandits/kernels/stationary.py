@@ -17,6 +17,8 @@ from kernelbandits.kernels.base import Kernel, check_theta
 
 
 class _Stationary(Kernel):
+    has_input_gradient = True
+
     def __init__(self, lengthscale: ArrayLike = 1.0, variance: float = 1.0) -> None:
         ls = np.atleast_1d(np.asarray(lengthscale, dtype=float))
         if ls.ndim != 1 or ls.size == 0 or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
@@ -71,6 +73,16 @@ class _Stationary(Kernel):
             ],
             axis=-1,
         )
+
+    def input_gradient(self, X: ArrayLike, Y: ArrayLike) -> FloatArray:
+        """``d k(x, y) / d x`` for every ``x`` in ``X (m, d)`` and ``y`` in ``Y (n, d)``, shape
+        ``(m, n, d)``: ``-v h(r) (x - y) / l^2`` (``h = -g'(r) / r`` as in :meth:`_slope`), the
+        gradient acquisition optimisers follow."""
+        Xa = as_points(X, "X", self.input_dim)
+        Ya = as_points(Y, "Y", self.input_dim or Xa.shape[1])
+        diff = (Xa[:, None, :] - Ya[None, :, :]) / self.lengthscale**2  # (m, n, d)
+        r = np.sqrt(self._scaled_sqdist(Xa, Ya))
+        return -(self.variance * self._slope(r))[:, :, None] * diff
 
 
 class RBF(_Stationary):

@@ -25,7 +25,8 @@ from scipy.stats import norm
 
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import FloatArray, check_nonnegative, check_positive
-from kernelbandits.domains import Domain, Grid
+from kernelbandits.acquisition import BoxOptimizer, log_ei_score, log_pi_score, ucb_score
+from kernelbandits.domains import Box, Domain, Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
 from kernelbandits.policies.base import Policy
@@ -61,6 +62,11 @@ class GPPolicy(Policy):
         ``GP(m, s^2 k)`` with noise ``s^2 noise_var`` -- ``kernel`` and ``noise_var`` are in
         standardised units, as in scikit-learn's ``normalize_y`` -- rebuilt after every
         observation in O(t^3 + |grid| t^2). Not combinable with ``fit_hyperparameters``.
+    optimizer : on a :class:`~kernelbandits.domains.Box`, maximise the acquisition with this
+        :class:`~kernelbandits.acquisition.BoxOptimizer` (Sobol and local candidates around
+        the best observed points, L-BFGS-B with the analytic gradient) instead of the box's
+        own :meth:`~kernelbandits.domains.Box.maximize` (Sobol + finite-difference L-BFGS-B,
+        what the paper experiments use). Ignored on a Grid, where the maximum is exact.
     """
 
     def __init__(
@@ -74,6 +80,7 @@ class GPPolicy(Policy):
         refit_every: int | str = 10,
         normalize_y: bool = False,
         hyper_prior: HyperPrior | None = None,
+        optimizer: BoxOptimizer | None = None,
     ) -> None:
         super().__init__(domain, seed)
         check_kernel(kernel, domain.dim)
@@ -81,6 +88,12 @@ class GPPolicy(Policy):
             raise ValueError(f"refit_every must be >= 1 or 'geometric'; got {refit_every!r}")
         if hyper_prior is not None and not isinstance(hyper_prior, HyperPrior):
             raise ValueError(f"hyper_prior must be a HyperPrior; got {type(hyper_prior).__name__}")
+        if optimizer is not None and not isinstance(optimizer, BoxOptimizer):
+            raise ValueError(f"optimizer must be a BoxOptimizer; got {type(optimizer).__name__}")
+        self.optimizer = optimizer
+        #: points (k, d) whose evaluation is under way (a campaign's pending trials, told here
+        #: their hallucinated values): the optimizer does not propose them again
+        self.pending: FloatArray = np.zeros((0, domain.dim))
         if normalize_y and fit_hyperparameters:
             raise ValueError("normalize_y and fit_hyperparameters cannot be combined")
         self.fit_hyperparameters, self.fit_noise = bool(fit_hyperparameters), bool(fit_noise)
@@ -153,6 +166,14 @@ class GPPolicy(Policy):
         mu, var = self.posterior.predict(X)
         return mu, np.sqrt(var)
 
+    def anchors(self, k: int = 5) -> FloatArray:
+        """The ``k`` observed points with the highest posterior mean, shape ``(<= k, d)``: where
+        the optimiser adds local candidates."""
+        if not self._X:
+            return np.zeros((0, self.domain.dim))
+        order = np.argsort(-self.posterior.mean_at_observations(), kind="stable")[:k]
+        return np.asarray(self._X, dtype=float)[order]
+
 
 class ScoredGPPolicy(GPPolicy):
     """A GP policy that maximises a score of ``(mu_{t-1}(x), sigma_{t-1}(x))``."""
@@ -161,11 +182,39 @@ class ScoredGPPolicy(GPPolicy):
         if self._grid is not None and isinstance(self.domain, Grid):
             scores = self._score(self._grid.mean, np.sqrt(self._grid.var))
             return self.domain.points[self.domain.argmax(scores, self.rng)]
+        if self.optimizer is not None and isinstance(self.domain, Box):
+            gradient = self.posterior.kernel.has_input_gradient
+            return self.optimizer.maximize(
+                lambda X: self._acquisition(*self.mean_sd(X))[0],
+                self._acquisition_and_gradient if gradient else None,
+                self.domain.lower,
+                self.domain.upper,
+                self.rng,
+                anchors=self.anchors(),
+                exclude=self.pending,
+            )
         return self.domain.maximize(lambda X: self._score(*self.mean_sd(X)), self.rng)
 
     @abstractmethod
     def _score(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
         """Acquisition values from posterior means and standard deviations, each ``(m,)``."""
+
+    def _acquisition(
+        self, mu: FloatArray, sd: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """What the :class:`~kernelbandits.acquisition.BoxOptimizer` maximises: a score with the
+        maximiser of :meth:`_score` (it may be a monotone transform, e.g. ``log EI``) and its
+        partial derivatives in ``mu`` and ``sd``, each ``(m,)``."""
+        raise NotImplementedError(f"{type(self).__name__} has no differentiable acquisition")
+
+    def _acquisition_and_gradient(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The acquisition at ``X (m, d)`` and its gradient ``(m, d)`` by the chain rule
+        (:mod:`kernelbandits.acquisition`)."""
+        mu, var, dmu, dvar = self.posterior.predict_with_gradient(X)
+        sd = np.sqrt(var)
+        value, d_mu, d_sd = self._acquisition(mu, sd)
+        dsd = dvar / (2.0 * np.maximum(sd, 1e-300))[:, None]
+        return value, d_mu[:, None] * dmu + d_sd[:, None] * dsd
 
 
 class GPUCB(ScoredGPPolicy):
@@ -196,6 +245,11 @@ class GPUCB(ScoredGPPolicy):
 
     def _score(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
         return mu + self.width() * sd
+
+    def _acquisition(
+        self, mu: FloatArray, sd: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        return ucb_score(mu, sd, self.width())
 
 
 class _ImprovementPolicy(ScoredGPPolicy):
@@ -236,6 +290,11 @@ class GPEI(_ImprovementPolicy):
             ei = gap * norm.cdf(z) + sd * norm.pdf(z)
         return np.where(sd > 0, ei, np.maximum(gap, 0.0))
 
+    def _acquisition(
+        self, mu: FloatArray, sd: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        return log_ei_score(mu, sd, self.incumbent() + self.xi)  # log EI: EI's maximiser
+
 
 class GPPI(_ImprovementPolicy):
     """Probability of improvement (Kushner 1964): ``Phi((mu - f+ - xi) / sigma)``."""
@@ -244,6 +303,11 @@ class GPPI(_ImprovementPolicy):
 
     def _score(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
         return norm.cdf(self._improvement_z(mu, sd)[1])
+
+    def _acquisition(
+        self, mu: FloatArray, sd: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        return log_pi_score(mu, sd, self.incumbent() + self.xi)
 
 
 class GPTS(GPPolicy):
@@ -285,6 +349,12 @@ class GPTS(GPPolicy):
             idx = self.rng.choice(m, size=min(self.n_candidates, m), replace=False)
             sub = self._grid.sample(1, self.rng, idx)[0]
             return self.domain.points[idx[int(np.argmax(sub))]]
-        cand = self.domain.sample(self.n_candidates, self.rng)
+        if self.optimizer is not None and isinstance(self.domain, Box):
+            cand = self.optimizer.candidates(
+                self.domain.lower, self.domain.upper, self.rng, self.anchors()
+            )
+            cand = cand[self.rng.choice(len(cand), min(self.n_candidates, len(cand)), False)]
+        else:
+            cand = self.domain.sample(self.n_candidates, self.rng)
         draw = self.posterior.sample(cand, 1, self.rng)[0]
         return cand[int(np.argmax(draw))]

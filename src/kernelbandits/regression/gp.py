@@ -197,6 +197,30 @@ class GPPosterior:
             var[cols] = kdiag[cols] - np.einsum("ij,ij->j", V, V)
         return mean, np.maximum(var, 0.0)
 
+    def predict_with_gradient(
+        self, X: ArrayLike
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """Posterior mean and variance at ``X (m, d)`` (each ``(m,)``) and their gradients in
+        ``x`` (each ``(m, d)``), for a kernel with :meth:`~kernelbandits.kernels.Kernel.input_gradient`
+        and a constant diagonal ``k(x, x)`` (stationary kernels):
+
+            d mu_t(x) / dx  =  sum_s alpha_s  d k(x, x_s) / dx,
+            d sigma_t^2(x) / dx  =  -2 sum_s (C^{-1} k_t(x))_s  d k(x, x_s) / dx,
+
+        with ``C = K_t + diag(lam)`` and ``alpha = C^{-1} (y - m)``. O(m t (t + d)): meant for
+        the few points an optimiser moves, not for candidate sets (use :meth:`predict`).
+        """
+        Xa = as_points(X, "X", self.input_dim)
+        mean, var = self.predict(Xa)
+        if self._t == 0:
+            return mean, var, np.zeros(Xa.shape), np.zeros(Xa.shape)
+        t = self._t
+        dK = self.kernel.input_gradient(Xa, self._X[:t])  # (m, t, d)
+        W = cho_solve((self._L[:t, :t], True), self.kernel(self._X[:t], Xa))  # C^{-1} k, (t, m)
+        dmean = np.einsum("s,msd->md", self.alpha(), dK)
+        dvar = -2.0 * np.einsum("sm,msd->md", W, dK)
+        return mean, var, dmean, np.where(var[:, None] > 0.0, dvar, 0.0)
+
     def mean(self, X: ArrayLike) -> FloatArray:
         """Posterior mean ``mu_t(X)``, shape ``(m,)``."""
         return self.predict(X)[0]

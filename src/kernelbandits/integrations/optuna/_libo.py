@@ -383,6 +383,10 @@ class LIBOSampler(GPUCBSampler):
     on_mismatch
         ``"raise"`` or ``"skip"`` (warn and leave out) an earlier study whose search space
         differs.
+    hyperparameters
+        ``"map"`` (default): the family's first study, which has no earlier study to learn a
+        kernel from, is run as :class:`GPUCBSampler` with type-II MAP hyperparameters;
+        ``"fixed"``: with the base kernel and ``noise_var`` (the behaviour before this option).
     """
 
     def __init__(
@@ -397,6 +401,7 @@ class LIBOSampler(GPUCBSampler):
         omega: float = 0.25,
         noise_var: float = 1e-3,
         on_mismatch: Literal["raise", "skip"] = "raise",
+        hyperparameters: Literal["fixed", "map"] = "map",
     ) -> None:
         if not isinstance(family, str) or not family:
             raise ValueError(f"family must be a non-empty string; got {family!r}")
@@ -407,7 +412,7 @@ class LIBOSampler(GPUCBSampler):
                 raise ValueError(f"{name} must be a positive number; got {value!r}")
         if on_mismatch not in ("raise", "skip"):
             raise ValueError(f"on_mismatch must be 'raise' or 'skip'; got {on_mismatch!r}")
-        super().__init__(seed=seed, beta=beta, n_startup_trials=1)
+        super().__init__(seed=seed, beta=beta, n_startup_trials=1, hyperparameters=hyperparameters)
         self.family = family
         self.n_trials = int(n_trials)
         self._base_kernels = base_kernels
@@ -546,16 +551,26 @@ class LIBOSampler(GPUCBSampler):
         search_space: dict[str, BaseDistribution],
         history: Sequence[Trial],
     ) -> PolicyFactory:
-        """GP-UCB with the kernel META-KGL learns from the earlier studies."""
+        """GP-UCB with the kernel META-KGL learns from the earlier studies; the family's first
+        study (nothing to learn from yet) gets :func:`kernelbandits.campaign.gp` with
+        type-II MAP hyperparameters, as :class:`GPUCBSampler`. The acquisition is maximised by
+        :class:`~kernelbandits.acquisition.BoxOptimizer` in both cases."""
+        from kernelbandits import campaign
+        from kernelbandits.acquisition import BoxOptimizer
         from kernelbandits.policies.gp import GPUCB
 
-        del space, history  # the kernel depends on the earlier studies only
-
-        kernel = self.family_kernel(study, search_space).kernel
+        del history  # the kernel depends on the earlier studies only
+        family = self.family_kernel(study, search_space)
+        if family.estimate is None and self._hyperparameters == "map":
+            return campaign.gp(space, "ucb", beta=self._beta, hyperparameters="map")
+        kernel = family.kernel
         beta, noise_var = float(self._beta), self._noise_var
+        optimizer = BoxOptimizer(projection=None if space.is_continuous else space.snap_rows)
 
         def factory(domain: Domain, seed: int) -> Policy:
-            return GPUCB(domain, kernel, noise_var=noise_var, beta=beta, seed=seed)
+            return GPUCB(
+                domain, kernel, noise_var=noise_var, beta=beta, seed=seed, optimizer=optimizer
+            )
 
         return factory
 

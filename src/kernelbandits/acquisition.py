@@ -1,0 +1,257 @@
+"""Acquisition scores with their gradients, and a box optimiser that follows them.
+
+The policies score points from the posterior mean ``mu`` and standard deviation ``sd``. To
+maximise a score on a continuous box well (up to about 20 dimensions) the optimiser needs
+its gradient in ``x``; by the chain rule that is
+
+    d a / dx = (d a / d mu) d mu / dx + (d a / d sd) d sd / dx,     d sd / dx = (d var / dx) / (2 sd),
+
+so each score here returns ``(value, d value / d mu, d value / d sd)`` and the posterior
+supplies ``d mu / dx`` and ``d var / dx``
+(:meth:`~kernelbandits.regression.GPPosterior.predict_with_gradient`).
+
+* :func:`ucb_score`: ``mu + w sd`` (Srinivas et al. 2010);
+* :func:`log_ei_score`: ``log EI`` with ``EI = sd h((mu - best) / sd)``,
+  ``h(z) = phi(z) + z Phi(z)`` (Jones et al. 1998), computed stably for very negative ``z``
+  through the scaled complementary error function (the argument of Ament et al. 2023,
+  "Unexpected improvements to expected improvement": ``EI`` underflows where ``log EI`` keeps
+  a useful gradient). The maximiser is that of EI;
+* :func:`log_pi_score`: ``log Phi((mu - best) / sd)``, whose maximiser is that of PI.
+
+:class:`BoxOptimizer` maximises a score on a box: scrambled-Sobol candidates plus local
+candidates around the best observed points, then L-BFGS-B with the analytic gradient from the
+best candidates, and optionally a projection onto the values a search space can take
+(integers, lattices, one-hot categories) before the final choice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import erfcx, log_ndtr, ndtr
+
+from kernelbandits._validation import FloatArray
+
+__all__ = ["BoxOptimizer", "log_ei_score", "log_h", "log_pi_score", "ucb_score"]
+
+#: ``(X (m, d)) -> values (m,)``
+Objective = Callable[[FloatArray], FloatArray]
+#: ``(X (m, d)) -> (values (m,), gradients (m, d))``
+ObjectiveWithGradient = Callable[[FloatArray], tuple[FloatArray, FloatArray]]
+#: ``(X (m, d)) -> X' (m, d)``: the nearest points a search space can take
+Projection = Callable[[FloatArray], FloatArray]
+
+_SQRT_HALF_PI = math.sqrt(0.5 * math.pi)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def ucb_score(
+    mu: FloatArray, sd: FloatArray, width: float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``mu + width sd`` and its partial derivatives in ``mu`` and ``sd``; arrays ``(m,)``."""
+    return mu + width * sd, np.ones_like(mu), np.full_like(sd, width)
+
+
+def log_h(z: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``log h(z)`` with ``h(z) = phi(z) + z Phi(z)`` and its derivative ``Phi(z) / h(z)``.
+
+    With the Mills-type ratio ``M(z) = Phi(z) / phi(z) = sqrt(pi / 2) erfcx(-z / sqrt 2)``,
+    ``h = phi (1 + z M)``, so ``log h = -z^2/2 - log sqrt(2 pi) + log(1 + z M)`` stays finite
+    where ``phi`` underflows; below ``z = -1e4`` the asymptote ``1 + z M ~ 1 / z^2`` is used.
+    """
+    z = np.asarray(z, dtype=float)
+    # z > -1: directly (h >= h(-1) = 0.083, no cancellation); z <= -1: through erfcx
+    zp = np.maximum(z, -1.0)
+    h = np.exp(-0.5 * zp * zp - _LOG_SQRT_2PI) + zp * ndtr(zp)
+    zn = np.minimum(z, -1.0)
+    ratio = _SQRT_HALF_PI * erfcx(-zn / math.sqrt(2.0))  # Phi(zn) / phi(zn), finite for zn <= -1
+    one_plus = np.maximum(1.0 + zn * ratio, 1e-300)  # h / phi > 0
+    far = zn < -1e4  # where the asymptote (error 3 / z^2) beats the cancellation (eps z^2)
+    log_tail = np.where(far, -2.0 * np.log(np.abs(zn)), np.log(one_plus))
+    value = np.where(z > -1.0, np.log(h), -0.5 * zn * zn - _LOG_SQRT_2PI + log_tail)
+    slope = np.where(z > -1.0, ndtr(zp) / h, np.where(far, -zn - 2.0 / zn, ratio / one_plus))
+    return value, slope
+
+
+def log_pi_score(
+    mu: FloatArray, sd: FloatArray, best: float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``log PI = log Phi(z)``, ``z = (mu - best) / sd``, and its partials in ``mu`` and ``sd``
+    (``r / sd`` and ``-r z / sd`` with ``r = phi(z) / Phi(z)``, from ``log_ndtr``)."""
+    positive = sd > 0.0
+    safe = np.where(positive, sd, 1.0)
+    z = np.clip((mu - best) / safe, -1e150, 1e150)
+    value = log_ndtr(z)
+    r = np.exp(-0.5 * z * z - _LOG_SQRT_2PI - value)
+    value = np.where(positive, value, np.where(mu > best, 0.0, -np.inf))
+    return value, np.where(positive, r / safe, 0.0), np.where(positive, -r * z / safe, 0.0)
+
+
+def log_ei_score(
+    mu: FloatArray, sd: FloatArray, best: float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``log EI = log sd + log h((mu - best) / sd)`` and its partials in ``mu`` and ``sd``.
+
+    ``dEI / d mu = Phi(z)`` and ``dEI / d sd = phi(z)``, so the partials of ``log EI`` are
+    ``g / sd`` and ``(phi(z) / h(z)) / sd`` with ``g = d log h / dz = Phi(z) / h(z)`` (the second
+    from ``log phi - log h``, not as ``1 - z g``, which cancels for large ``z``). Points with
+    ``sd = 0`` (observed points without noise) get ``-inf`` and zero partials.
+    """
+    positive = sd > 0.0
+    safe = np.where(positive, sd, 1.0)
+    z = np.clip((mu - best) / safe, -1e150, 1e150)
+    log_hz, g = log_h(z)
+    d_sd = np.exp(-0.5 * z * z - _LOG_SQRT_2PI - log_hz) / safe
+    value = np.where(positive, np.log(safe) + log_hz, -np.inf)
+    return value, np.where(positive, g / safe, 0.0), np.where(positive, d_sd, 0.0)
+
+
+class BoxOptimizer:
+    """Maximise an acquisition on the box ``[lower, upper]``.
+
+    1. **Candidates**: ``n_sobol`` scrambled-Sobol points, plus ``n_local`` points around each
+       of the given anchors (the best observed points): Gaussian steps of standard deviation
+       ``local_scale`` times the box's width on a random subset of about ``min(1, 20 / d)`` of
+       the coordinates (all if ``d <= 20``; the perturbation of BoTorch's sample-around-best
+       and TuRBO's candidate generation), clipped to the box. With a ``projection`` every
+       candidate is projected first.
+    2. **Local search**: L-BFGS-B with the analytic gradient from the ``n_starts`` best distinct
+       candidates, all at once (the sum of their values is maximised in ``n_starts * d``
+       variables, which separates into the single searches; at most ``maxiter`` iterations);
+       the projected end points are scored again.
+    3. The best point seen, projected, is returned.
+
+    Parameters
+    ----------
+    n_sobol, n_local, n_starts, maxiter : sizes of the three stages (``n_starts = 0`` skips the
+        local search).
+    local_scale : step size of the local candidates, relative to the box's width.
+    projection : ``(m, d) -> (m, d)`` nearest valid points (``None``: every point is valid).
+    """
+
+    def __init__(
+        self,
+        n_sobol: int = 2048,
+        n_local: int = 64,
+        n_starts: int = 8,
+        maxiter: int = 100,
+        local_scale: float = 0.05,
+        projection: Projection | None = None,
+    ) -> None:
+        if min(int(n_sobol), int(maxiter)) < 1 or min(int(n_local), int(n_starts)) < 0:
+            raise ValueError("n_sobol and maxiter must be >= 1, n_local and n_starts >= 0")
+        if not (math.isfinite(local_scale) and local_scale > 0):
+            raise ValueError(f"local_scale must be positive; got {local_scale!r}")
+        self.n_sobol, self.n_local, self.n_starts = int(n_sobol), int(n_local), int(n_starts)
+        self.maxiter, self.local_scale = int(maxiter), float(local_scale)
+        self.projection = projection
+
+    def candidates(
+        self,
+        lower: FloatArray,
+        upper: FloatArray,
+        rng: np.random.Generator,
+        anchors: FloatArray | None = None,
+    ) -> FloatArray:
+        """Stage 1: Sobol and local candidates, projected; shape ``(n, d)``."""
+        from scipy.stats import qmc
+
+        d = lower.size
+        sobol = qmc.Sobol(d, scramble=True, seed=rng)
+        m = int(np.ceil(np.log2(self.n_sobol)))
+        parts = [qmc.scale(sobol.random_base2(m)[: self.n_sobol], lower, upper)]
+        if anchors is not None and len(anchors) and self.n_local:
+            width = upper - lower
+            p_move = min(1.0, 20.0 / d)
+            for a in np.asarray(anchors, dtype=float).reshape(-1, d):
+                move = rng.random((self.n_local, d)) < p_move
+                move[np.arange(self.n_local), rng.integers(d, size=self.n_local)] = True
+                step = rng.normal(scale=self.local_scale, size=(self.n_local, d)) * width
+                parts.append(np.clip(a + np.where(move, step, 0.0), lower, upper))
+        if anchors is not None and len(anchors):
+            parts.append(np.asarray(anchors, dtype=float).reshape(-1, d))
+        cand = np.vstack(parts)
+        return self._project(cand)
+
+    def _project(self, X: FloatArray) -> FloatArray:
+        return X if self.projection is None else np.asarray(self.projection(X), dtype=float)
+
+    def maximize(
+        self,
+        value: Objective,
+        value_and_grad: ObjectiveWithGradient | None,
+        lower: FloatArray,
+        upper: FloatArray,
+        rng: np.random.Generator,
+        anchors: FloatArray | None = None,
+        exclude: FloatArray | None = None,
+    ) -> FloatArray:
+        """The (approximate) maximiser on the box, shape ``(d,)``: ``value`` scores candidate
+        sets ``(m, d) -> (m,)``, ``value_and_grad`` the ``n_starts`` points of the local search
+        (``None``: no gradient, so the best candidate is returned). Points equal to a row of
+        ``exclude (k, d)`` (after the projection; e.g. trials already pending) are not returned
+        unless nothing else is left."""
+        lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+        cand = self.candidates(lower, upper, rng, anchors)
+        values = _excluded(cand, exclude, _finite_or_minus_inf(value(cand)))
+        best = int(np.argmax(values))
+        best_x, best_v = cand[best], float(values[best])
+        order = np.argsort(-values, kind="stable")
+        _, first = np.unique(cand[order], axis=0, return_index=True)
+        n_starts = self.n_starts if value_and_grad is not None else 0
+        starts = cand[order[np.sort(first)[:n_starts]]]
+        bounds = np.column_stack([lower, upper])
+
+        k, d = starts.shape
+
+        def negative_sum(flat: FloatArray) -> tuple[float, FloatArray]:
+            # the starts are independent, so the gradient of their sum is theirs side by side:
+            # one L-BFGS-B run in k * d variables replaces k runs (one vectorised posterior
+            # call per step instead of k; BoTorch's batched multi-start optimisation)
+            assert value_and_grad is not None
+            v, g = value_and_grad(flat.reshape(k, d))
+            v = np.asarray(v, dtype=float)
+            finite = np.isfinite(v)
+            total = float(np.sum(np.where(finite, v, -_FLOOR)))
+            grad = np.where(finite[:, None], np.asarray(g, dtype=float), 0.0)
+            return -total, -grad.ravel()
+
+        ends: list[FloatArray] = []
+        if k:
+            res = minimize(
+                negative_sum,
+                starts.ravel(),
+                jac=True,
+                method="L-BFGS-B",
+                bounds=np.tile(bounds, (k, 1)),
+                options={"maxiter": self.maxiter},
+            )
+            ends = list(np.clip(res.x.reshape(k, d), lower, upper))
+        if ends:
+            ends_p = self._project(np.array(ends))
+            end_values = _excluded(ends_p, exclude, _finite_or_minus_inf(value(ends_p)))
+            j = int(np.argmax(end_values))
+            if end_values[j] > best_v:
+                best_x = ends_p[j]
+        return np.asarray(best_x, dtype=float).copy()
+
+
+_FLOOR = 1e10  # what a non-finite acquisition value counts as in the batched local search
+
+
+def _excluded(X: FloatArray, exclude: FloatArray | None, values: FloatArray) -> FloatArray:
+    """``values`` with the rows of ``X`` that equal a row of ``exclude`` pushed below every
+    other (to ``-1e300``, so an all-excluded set still has an argmax)."""
+    if exclude is None or len(exclude) == 0:
+        return values
+    E = np.asarray(exclude, dtype=float).reshape(-1, X.shape[1])
+    hit = np.any(np.all(np.abs(X[:, None, :] - E[None, :, :]) <= 1e-12, axis=2), axis=1)
+    return np.where(hit, -1e300, values)
+
+
+def _finite_or_minus_inf(values: FloatArray) -> FloatArray:
+    v = np.asarray(values, dtype=float)
+    return np.where(np.isfinite(v), v, -np.inf)

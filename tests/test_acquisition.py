@@ -1,0 +1,165 @@
+"""Acquisition scores, their gradients and the box optimiser, against closed forms, finite
+differences and brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+from scipy.stats import norm
+
+from kernelbandits.acquisition import BoxOptimizer, log_ei_score, log_h, log_pi_score, ucb_score
+from kernelbandits.campaign import Campaign, gp, map_fit
+from kernelbandits.domains import Box
+from kernelbandits.kernels import RBF, Matern
+from kernelbandits.policies import GPEI, GPPI, GPUCB
+from kernelbandits.regression import GPPosterior
+from kernelbandits.space import Float, Int, SearchSpace
+
+
+def test_log_h_matches_the_integral_of_phi_and_the_asymptotic_series() -> None:
+    # h(z) = phi(z) + z Phi(z) = int_{-inf}^z Phi(t) dt  (h' = Phi, h(-inf) = 0)
+    for z in (-8.0, -3.0, -1.0, -0.3, 0.0, 1.5, 6.0):
+        reference = quad(norm.cdf, -np.inf, z, epsabs=0.0, epsrel=1e-13)[0]
+        value, slope = log_h(np.array([z]))
+        assert value[0] == pytest.approx(np.log(reference), rel=1e-10, abs=1e-12)
+        assert slope[0] == pytest.approx(norm.cdf(z) / reference, rel=1e-9)
+    # far in the tail h(z) = phi(z) / z^2 (1 - 3 / z^2 + 15 / z^4 - ...), where phi underflows
+    for z in (-40.0, -1e3, -2e4, -1e7):
+        series = -0.5 * z * z - 0.5 * np.log(2 * np.pi) - 2 * np.log(-z)
+        tail = 1 - 3 / z**2 + 15 / z**4 - 105 / z**6
+        series += np.log(tail)
+        series_slope = -z - 2 / z + (6 / z**3 - 60 / z**5 + 630 / z**7) / tail
+        value, slope = log_h(np.array([z]))
+        assert np.isfinite(value[0]) and value[0] == pytest.approx(series, rel=1e-12)
+        assert slope[0] == pytest.approx(series_slope, rel=1e-9)
+
+
+def test_log_ei_and_log_pi_equal_the_closed_forms_and_their_partials() -> None:
+    rng = np.random.default_rng(0)
+    mu, sd, best = rng.normal(size=50), rng.uniform(0.05, 2.0, 50), 0.3
+    z = (mu - best) / sd
+    ei = (mu - best) * norm.cdf(z) + sd * norm.pdf(z)
+    value, d_mu, d_sd = log_ei_score(mu, sd, best)
+    np.testing.assert_allclose(value, np.log(ei), rtol=1e-10)
+    np.testing.assert_allclose(d_mu, norm.cdf(z) / ei, rtol=1e-8)  # dEI/dmu = Phi(z)
+    np.testing.assert_allclose(d_sd, norm.pdf(z) / ei, rtol=1e-8)  # dEI/dsd = phi(z)
+    value, d_mu, d_sd = log_pi_score(mu, sd, best)
+    np.testing.assert_allclose(value, norm.logcdf(z), rtol=1e-12)
+    h = 1e-6
+    np.testing.assert_allclose(
+        d_mu,
+        (log_pi_score(mu + h, sd, best)[0] - log_pi_score(mu - h, sd, best)[0]) / 2 / h,
+        rtol=1e-5,
+    )
+    np.testing.assert_allclose(
+        d_sd,
+        (log_pi_score(mu, sd + h, best)[0] - log_pi_score(mu, sd - h, best)[0]) / 2 / h,
+        rtol=1e-5,
+    )
+    value, d_mu, d_sd = ucb_score(mu, sd, 2.5)
+    np.testing.assert_allclose(value, mu + 2.5 * sd)
+    # a point with sd = 0 below the incumbent cannot improve: -inf, no gradient
+    v, g1, g2 = log_ei_score(np.array([0.0]), np.array([0.0]), 1.0)
+    assert v[0] == -np.inf and g1[0] == 0.0 and g2[0] == 0.0
+
+
+@pytest.mark.parametrize("kernel", [Matern([0.3, 0.5, 0.8], 1.7), RBF(0.4, 1.2), 2.0 * Matern(0.3)])
+def test_posterior_gradients_match_finite_differences(kernel) -> None:
+    rng = np.random.default_rng(1)
+    post = GPPosterior(kernel, 1e-3, 3)
+    post.add_batch(rng.random((15, 3)), rng.normal(size=15))
+    x = rng.random((4, 3))
+    _, _, dmu, dvar = post.predict_with_gradient(x)
+    h, eye = 1e-6, np.eye(3)
+    fd = [
+        (np.array(post.predict(x + h * eye[i])) - np.array(post.predict(x - h * eye[i]))) / 2 / h
+        for i in range(3)
+    ]
+    np.testing.assert_allclose(dmu, np.stack([f[0] for f in fd], 1), atol=1e-7)
+    np.testing.assert_allclose(dvar, np.stack([f[1] for f in fd], 1), atol=1e-7)
+
+
+@pytest.mark.parametrize("cls", [GPUCB, GPEI, GPPI])
+def test_policy_acquisition_gradient_matches_finite_differences(cls) -> None:
+    rng = np.random.default_rng(2)
+    box = Box(np.zeros(2), np.ones(2))
+    policy = cls(box, Matern([0.3, 0.6]), noise_var=1e-3, seed=0, optimizer=BoxOptimizer())
+    for x in rng.random((6, 2)):
+        policy.tell(x, float(np.sin(5 * x[0]) + x[1]))
+    x = rng.random((3, 2))
+    value, grad = policy._acquisition_and_gradient(x)
+    np.testing.assert_allclose(value, policy._acquisition(*policy.mean_sd(x))[0])
+    h, eye = 1e-6, np.eye(2)
+    for i in range(2):
+        up = policy._acquisition(*policy.mean_sd(x + h * eye[i]))[0]
+        down = policy._acquisition(*policy.mean_sd(x - h * eye[i]))[0]
+        np.testing.assert_allclose(grad[:, i], (up - down) / 2 / h, rtol=1e-5, atol=1e-7)
+
+
+def test_box_optimizer_beats_dense_random_search_and_respects_the_projection() -> None:
+    rng = np.random.default_rng(3)
+    box = Box(np.zeros(4), np.ones(4))
+    policy = GPUCB(box, Matern(0.3), noise_var=1e-3, beta=1.0, seed=0, optimizer=BoxOptimizer())
+    for x in rng.random((20, 4)):
+        policy.tell(x, float(-np.sum((x - 0.3) ** 2)))
+    x = policy.ask()
+    dense = rng.random((200_000, 4))
+    assert policy._score(*policy.mean_sd(x[None]))[0] >= policy._score(*policy.mean_sd(dense)).max()
+
+    # a projection onto the lattice {0, 0.25, ..., 1}^2: every candidate and the answer on it
+    def lattice(X):
+        return np.round(np.asarray(X) * 4) / 4
+
+    opt = BoxOptimizer(n_sobol=64, n_local=16, n_starts=3, projection=lattice)
+
+    def fun(X):
+        return -np.sum((X - 0.6) ** 2, axis=1)
+
+    def fun_grad(X):
+        return fun(X), -2 * (X - 0.6)
+
+    cand = opt.candidates(np.zeros(2), np.ones(2), rng, anchors=np.array([[0.5, 0.5]]))
+    assert cand.shape == (
+        64 + 16 + 1,
+        2,
+    )  # Sobol, local, the anchor and np.all(cand * 4 == np.round(cand * 4))
+    best = opt.maximize(fun, fun_grad, np.zeros(2), np.ones(2), rng)
+    np.testing.assert_array_equal(best, [0.5, 0.5])  # the lattice point nearest to 0.6
+    with pytest.raises(ValueError, match="n_sobol"):
+        BoxOptimizer(n_sobol=0)
+    with pytest.raises(ValueError, match="local_scale"):
+        BoxOptimizer(local_scale=float("nan"))
+
+
+def test_map_fit_chain_is_a_pure_function_of_the_data() -> None:
+    from kernelbandits import campaign as module
+
+    rng = np.random.default_rng(4)
+    X = rng.random((27, 3))
+    y = np.cos(4 * X[:, 0]) + 0.1 * X[:, 1]
+    warm = [map_fit(X[:n], y[:n], seed=7) for n in (5, 12, 24, 27)][-1]
+    module._FITS.clear()  # a fresh process: the chain is recomputed from its first fit
+    cold = map_fit(X, y, seed=7)
+    np.testing.assert_array_equal(warm[0].theta, cold[0].theta)
+    assert warm[1] == cold[1]
+    # 27 completed trials use the fit on the first 24 (the schedule point): more data changes it
+    assert map_fit(X[:24], y[:24], seed=7)[0].theta.tolist() == cold[0].theta.tolist()
+
+
+@pytest.mark.parametrize("acquisition", ["ucb", "ei", "ts"])
+def test_campaign_default_gp_learns_and_proposes_valid_integers(acquisition) -> None:
+    space = SearchSpace([Float("x", -2.0, 2.0), Int("n", 1, 9)])
+    camp = Campaign(space, gp(space, acquisition), seed=0, direction="minimize")
+    for _ in range(14):
+        t = camp.ask()
+        assert isinstance(t.params["n"], int) and 1 <= t.params["n"] <= 9
+        camp.tell(t, (t.params["x"] - 0.7) ** 2 + 0.1 * (t.params["n"] - 4) ** 2)
+    best = camp.best
+    assert best is not None and best.value is not None and best.value < 0.1
+    again = Campaign.from_trials(
+        space, camp.trials, gp(space, acquisition), seed=0, direction="minimize"
+    )
+    assert again.ask().params == camp.ask().params
+    with pytest.raises(ValueError, match="acquisition"):
+        gp(space, "pi")  # type: ignore[arg-type]
