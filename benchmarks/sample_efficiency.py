@@ -934,12 +934,20 @@ def report(
     medians = {p: {s: cell.quartiles(at)[1] for s, cell in c.items()} for p, c in cells.items()}
     ms = {p: {s: cell.ms_per_trial() for s, cell in c.items()} for p, c in cells.items()}
     text, _ = verdict_block(medians, ms, ours, at)
+    # only our samplers' runs depend on kernelbandits' code (the peers' are kept across
+    # versions of it)
     versions_seen = sorted(
-        {v for c in cells.values() for cell in c.values() for v in cell.code_versions}
+        {
+            v
+            for c in cells.values()
+            for name, cell in c.items()
+            if name.startswith("kb")
+            for v in cell.code_versions
+        }
     )
     if len(versions_seen) > 1:
         tables.append(
-            "NB: these runs come from several versions of kernelbandits: "
+            "NB: these runs of our samplers come from several versions of kernelbandits: "
             + ", ".join(v or "unknown" for v in versions_seen)
             + " (the store resumes runs whatever code made them)."
         )

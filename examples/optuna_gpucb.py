@@ -1,4 +1,4 @@
-"""Tune an SVM with Optuna driven by GP-UCB from kernelbandits.
+"""Tune an SVM with Optuna; proposals by kernelbandits' GPUCBSampler (EI on a fitted GP).
 
 Searches ``C`` and ``gamma`` (log-scaled floats) and the kernel (categorical) of a
 scikit-learn ``SVC`` on the breast-cancer data set, scoring 3-fold cross-validated accuracy.

@@ -97,15 +97,21 @@ def test_policy_acquisition_gradient_matches_finite_differences(cls) -> None:
         np.testing.assert_allclose(grad[:, i], (up - down) / 2 / h, rtol=1e-5, atol=1e-7)
 
 
-def test_box_optimizer_beats_dense_random_search_and_respects_the_projection() -> None:
+@pytest.mark.parametrize(("dim", "cls"), [(4, GPUCB), (20, GPUCB), (20, GPEI)])
+def test_box_optimizer_beats_dense_random_search(dim, cls) -> None:
     rng = np.random.default_rng(3)
-    box = Box(np.zeros(4), np.ones(4))
-    policy = GPUCB(box, Matern(0.3), noise_var=1e-3, beta=1.0, seed=0, optimizer=BoxOptimizer())
-    for x in rng.random((20, 4)):
+    box = Box(np.zeros(dim), np.ones(dim))
+    kernel = Matern(0.3 * np.sqrt(dim / 4))
+    policy = cls(box, kernel, noise_var=1e-3, seed=0, optimizer=BoxOptimizer())
+    for x in rng.random((4 * dim, dim)):
         policy.tell(x, float(-np.sum((x - 0.3) ** 2)))
     x = policy.ask()
-    dense = rng.random((200_000, 4))
+    dense = rng.random((100_000, dim))
     assert policy._score(*policy.mean_sd(x[None]))[0] >= policy._score(*policy.mean_sd(dense)).max()
+
+
+def test_box_optimizer_respects_the_projection() -> None:
+    rng = np.random.default_rng(3)
 
     # a projection onto the lattice {0, 0.25, ..., 1}^2: every candidate and the answer on it
     def lattice(X):
@@ -163,3 +169,39 @@ def test_campaign_default_gp_learns_and_proposes_valid_integers(acquisition) -> 
     assert again.ask().params == camp.ask().params
     with pytest.raises(ValueError, match="acquisition"):
         gp(space, "pi")  # type: ignore[arg-type]
+
+
+def test_yeo_johnson_matches_scipy_and_warping_keeps_the_order() -> None:
+    from scipy.stats import yeojohnson
+
+    from kernelbandits.campaign import standardize, warp_values, yeo_johnson, yeo_johnson_lambda
+
+    rng = np.random.default_rng(5)
+    samples = [rng.normal(size=100), rng.lognormal(size=100), -rng.lognormal(sigma=2, size=60)]
+    for y in samples:
+        z = standardize(y)[0]
+        reference, lam = yeojohnson(z)  # scipy's maximum-likelihood lambda and transform
+        assert yeo_johnson_lambda(z) == pytest.approx(lam, abs=1e-4)
+        np.testing.assert_allclose(yeo_johnson(z, lam), reference, rtol=1e-12, atol=1e-12)
+        warped = warp_values(y)
+        assert warped.mean() == pytest.approx(0.0, abs=1e-12)
+        assert warped.std() == pytest.approx(1.0)
+        np.testing.assert_array_equal(np.argsort(warped), np.argsort(y))  # monotone
+    np.testing.assert_allclose(yeo_johnson(np.array([-1.0, 0.0, 2.0]), 0.0)[1:], [0, np.log(3)])
+    np.testing.assert_allclose(yeo_johnson(np.array([-1.0]), 2.0), [-np.log(2)])
+    np.testing.assert_array_equal(warp_values([1.0, 1.0, 1.0]), [0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    "kernel", [RBF([0.3, 0.7], 1.5), Matern(0.4, nu=0.5), Matern(0.4, nu=1.5), Matern(0.4)]
+)
+def test_kernel_input_gradient_matches_finite_differences(kernel) -> None:
+    rng = np.random.default_rng(6)
+    X, Y = rng.random((5, 2)), rng.random((7, 2))
+    K, dK = kernel.value_and_input_gradient(X, Y)
+    np.testing.assert_allclose(K, kernel(X, Y), rtol=1e-12)
+    np.testing.assert_allclose(dK, kernel.input_gradient(X, Y), rtol=1e-12)
+    h, eye = 1e-6, np.eye(2)
+    for i in range(2):
+        fd = (kernel(X + h * eye[i], Y) - kernel(X - h * eye[i], Y)) / (2 * h)
+        np.testing.assert_allclose(dK[:, :, i], fd, atol=1e-6)

@@ -92,8 +92,7 @@ def test_hallucinated_pending_point_is_told_its_posterior_mean():
     # by hand: the policy of the 6th ask, told the data and mu(first) at the first point
     policy = factory(LINE.domain(), policy_seed(3, 5))
     y, _, _ = c.standardized_values()
-    for t, yi in zip(c.trials[:4], y, strict=True):
-        policy.tell(LINE.encode(t.params), yi)
+    policy.tell_many(np.array([LINE.encode(t.params) for t in c.trials[:4]]), y)
     x1 = LINE.encode(first.params)
     mu, _ = policy.mean_sd(x1[None, :])
     policy.tell(x1, mu[0])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from kernelbandits import Grid
-from kernelbandits.kernels import RBF
+from kernelbandits.kernels import RBF, Matern
 from kernelbandits.policies import (
     GPEI,
     GPPI,
@@ -156,3 +156,25 @@ def test_normalize_y_equals_sklearn_normalize_y(cls):
     assert policy.kernel.variance == 1.0 and policy.noise_var == 1e-2  # the model's own units
     with pytest.raises(ValueError, match="normalize_y"):
         cls(grid, Matern(1.5), seed=0, normalize_y=True, fit_hyperparameters=True)
+
+
+def test_tell_many_is_tell_one_by_one():
+    from kernelbandits.domains import Box
+
+    rng = np.random.default_rng(8)
+    X, y = rng.random((30, 3)), rng.normal(size=30)
+    box = Box(np.zeros(3), np.ones(3))
+    one, many = (GPUCB(box, Matern([0.3, 0.4, 0.5]), 1e-3, seed=0) for _ in range(2))
+    for x, v in zip(X, y, strict=True):
+        one.tell(x, v)
+    many.tell_many(X[:10], y[:10])
+    many.tell_many(X[10:], y[10:])  # a block extension of an existing posterior
+    probe = rng.random((50, 3))
+    for a, b in zip(one.mean_sd(probe), many.mean_sd(probe), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(one.X_observed, many.X_observed)
+    with pytest.raises(ValueError, match="y"):
+        many.tell_many(X[:2], [0.0, np.nan])
+    with pytest.raises(ValueError, match="shape"):
+        many.tell_many(X[:2], [0.0])
+    assert many.n_observations == 30  # nothing recorded by the failed calls

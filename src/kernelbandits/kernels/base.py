@@ -65,6 +65,10 @@ class Kernel(ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} does not provide input gradients")
 
+    def value_and_input_gradient(self, X: ArrayLike, Y: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """``k(X, Y) (m, n)`` and :meth:`input_gradient` ``(m, n, d)`` (kernels may share work)."""
+        return self(X, Y), self.input_gradient(X, Y)
+
     def __add__(self, other: Kernel) -> Kernel:
         if not isinstance(other, Kernel):
             return NotImplemented
@@ -149,6 +153,10 @@ class Scaled(Kernel):
 
     def input_gradient(self, X: ArrayLike, Y: ArrayLike) -> FloatArray:
         return self.scale * self.kernel.input_gradient(X, Y)
+
+    def value_and_input_gradient(self, X: ArrayLike, Y: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        value, gradient = self.kernel.value_and_input_gradient(X, Y)
+        return self.scale * value, self.scale * gradient
 
     @property
     def theta(self) -> FloatArray:

@@ -78,11 +78,17 @@ class _Stationary(Kernel):
         """``d k(x, y) / d x`` for every ``x`` in ``X (m, d)`` and ``y`` in ``Y (n, d)``, shape
         ``(m, n, d)``: ``-v h(r) (x - y) / l^2`` (``h = -g'(r) / r`` as in :meth:`_slope`), the
         gradient acquisition optimisers follow."""
+        return self.value_and_input_gradient(X, Y)[1]
+
+    def value_and_input_gradient(self, X: ArrayLike, Y: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """``k(X, Y)`` of shape ``(m, n)`` and :meth:`input_gradient` ``(m, n, d)`` from one
+        distance computation."""
         Xa = as_points(X, "X", self.input_dim)
         Ya = as_points(Y, "Y", self.input_dim or Xa.shape[1])
-        diff = (Xa[:, None, :] - Ya[None, :, :]) / self.lengthscale**2  # (m, n, d)
-        r = np.sqrt(self._scaled_sqdist(Xa, Ya))
-        return -(self.variance * self._slope(r))[:, :, None] * diff
+        diff = (Xa[:, None, :] - Ya[None, :, :]) / self.lengthscale  # scaled differences
+        r = np.sqrt(np.einsum("mnd,mnd->mn", diff, diff))
+        gradient = -(self.variance * self._slope(r))[:, :, None] * (diff / self.lengthscale)
+        return self.variance * self._shape(r), gradient
 
 
 class RBF(_Stationary):

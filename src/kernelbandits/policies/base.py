@@ -50,6 +50,30 @@ class Policy(ABC):
         self._X.append(xv)
         self._y.append(yv)
 
+    def tell_many(self, X: ArrayLike, y: ArrayLike) -> None:
+        """Record the observations ``y (n,)`` at ``X (n, d)`` in order: the same as ``n`` calls
+        of :meth:`tell` (a policy may absorb them faster, e.g. the exact GP by one block
+        Cholesky extension). Every row is validated first: on bad input (``ValueError``)
+        nothing is recorded."""
+        Xa = np.asarray(X, dtype=float)
+        ya = np.asarray(y, dtype=float).reshape(-1)
+        if Xa.ndim != 2 or Xa.shape != (ya.size, self.domain.dim):
+            raise ValueError(
+                f"X must have shape ({ya.size}, {self.domain.dim}) for {ya.size} values; "
+                f"got {Xa.shape}"
+            )
+        rows = [self.domain.validate(x, "x") for x in Xa]
+        values = [as_finite_scalar(v, "y") for v in ya]
+        self._absorb_many(rows, values)
+
+    def _absorb_many(self, rows: list[FloatArray], values: list[float]) -> None:
+        """Absorb validated observations in order (default: :meth:`_update` and record, one by
+        one, as :meth:`tell` does)."""
+        for x, v in zip(rows, values, strict=True):
+            self._update(x, v)
+            self._X.append(x)
+            self._y.append(v)
+
     # -- data ---------------------------------------------------------------------------------
     @property
     def n_observations(self) -> int:

@@ -155,6 +155,17 @@ class GPPolicy(Policy):
             self.refits.append(t)
             self._set_posterior(kernel, lam, X, Y)  # the one full re-factorisation per refit
 
+    def _absorb_many(self, rows: list[FloatArray], values: list[float]) -> None:
+        """One block Cholesky extension (:meth:`GPPosterior.add_batch`) when no refit or
+        re-standardisation can happen in between; otherwise one by one."""
+        plain = type(self)._update is GPPolicy._update  # a subclass may add to _update
+        if self.fit_hyperparameters or self.normalize_y or not plain or not rows:
+            super()._absorb_many(rows, values)
+            return
+        self.posterior.add_batch(np.array(rows), np.array(values))
+        self._X.extend(rows)
+        self._y.extend(values)
+
     def _refit_due(self, t: int) -> bool:
         """Whether to refit after the ``t``-th observation (see ``refit_every``)."""
         if self.refit_every != "geometric":

@@ -85,6 +85,7 @@ class GPPosterior:
         self._lam = np.zeros(0)
         self._z = np.zeros(0)  # L^{-1} (y - m)
         self._log_diag_sum = 0.0  # sum_s log L_ss, for the information gain
+        self._alpha, self._alpha_at = np.zeros(0), -1  # alpha() and the t it was computed at
         self._trackers: list[CandidatePosterior] = []
 
     # -- data ----------------------------------------------------------------------------------
@@ -211,15 +212,26 @@ class GPPosterior:
         the few points an optimiser moves, not for candidate sets (use :meth:`predict`).
         """
         Xa = as_points(X, "X", self.input_dim)
-        mean, var = self.predict(Xa)
+        kdiag = self.kernel.diag(Xa)
         if self._t == 0:
-            return mean, var, np.zeros(Xa.shape), np.zeros(Xa.shape)
+            zero = np.zeros(Xa.shape)
+            return np.full(Xa.shape[0], self.prior_mean), kdiag, zero, zero.copy()
         t = self._t
-        dK = self.kernel.input_gradient(Xa, self._X[:t])  # (m, t, d)
-        W = cho_solve((self._L[:t, :t], True), self.kernel(self._X[:t], Xa))  # C^{-1} k, (t, m)
-        dmean = np.einsum("s,msd->md", self.alpha(), dK)
-        dvar = -2.0 * np.einsum("sm,msd->md", W, dK)
+        K, dK = self.kernel.value_and_input_gradient(Xa, self._X[:t])  # (m, t), (m, t, d)
+        V = self._solve_L(K.T)  # L^{-1} k_t(x), (t, m)
+        mean = self.prior_mean + V.T @ self._z[:t]
+        var = np.maximum(kdiag - np.einsum("ij,ij->j", V, V), 0.0)
+        W = solve_triangular(self._L[:t, :t], V, lower=True, trans="T", check_finite=False)
+        dmean = np.einsum("s,msd->md", self._alpha_cached(), dK)
+        dvar = -2.0 * np.einsum("sm,msd->md", W, dK)  # W = C^{-1} k_t(x)
         return mean, var, dmean, np.where(var[:, None] > 0.0, dvar, 0.0)
+
+    def _alpha_cached(self) -> FloatArray:
+        """:meth:`alpha`, computed once per number of observations (observations are only
+        ever appended)."""
+        if self._alpha_at != self._t:
+            self._alpha, self._alpha_at = self.alpha(), self._t
+        return self._alpha
 
     def mean(self, X: ArrayLike) -> FloatArray:
         """Posterior mean ``mu_t(X)``, shape ``(m,)``."""
@@ -252,7 +264,7 @@ class GPPosterior:
     def mean_at_observations(self) -> FloatArray:
         """``mu_t(X_t)``, shape ``(t,)``, in O(t^2): ``m + K_t alpha = y - diag(lam) alpha``."""
         t = self._t
-        return self._y[:t] - self._lam[:t] * self.alpha()
+        return self._y[:t] - self._lam[:t] * self._alpha_cached()
 
     def track(self, candidates: ArrayLike) -> CandidatePosterior:
         """Keep the posterior on a fixed candidate set up to date in O(m t) per observation."""
