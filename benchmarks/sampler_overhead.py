@@ -1,0 +1,110 @@
+"""Time per trial of ``GPUCBSampler`` against Optuna's ``GPSampler``, head to head.
+
+``benchmarks/sample_efficiency.py`` records every trial's wall time, but its runs go through a
+process pool in whatever order, next to whatever else runs, so its time ratios compare
+different moments of a shared machine. This script measures the cost of a proposal under the
+same conditions for both samplers: in one process, one BLAS and torch thread, for each problem
+it runs both samplers to ``--warmup`` trials (seed 0), then times ``--repeats`` further trials of
+each, alternating one trial of ours and one of theirs, and prints the mean milliseconds per trial
+(objective included; it costs microseconds) and their ratio. With ``--readme README.md`` it
+rewrites the block between ``<!-- sampler-overhead:start -->`` and ``<!-- sampler-overhead:end
+-->``.
+
+    python benchmarks/sampler_overhead.py --problems hartmann6 ackley10 hpobench-kc1
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+
+def _benchmark_module():  # the problems of sample_efficiency.py
+    spec = importlib.util.spec_from_file_location(
+        "sample_efficiency", HERE / "sample_efficiency.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["sample_efficiency"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def measure(problem_name: str, warmup: int, repeats: int) -> tuple[float, float]:
+    """Mean seconds per trial of (ours, GPSampler) after ``warmup`` trials."""
+    import optuna
+
+    from kernelbandits.integrations.optuna import GPUCBSampler
+
+    se = _benchmark_module()
+    problem = se.get_problem(problem_name)
+
+    def objective(trial: optuna.Trial) -> float:
+        return problem.true_value(problem.suggest(trial))
+
+    studies = {
+        "ours": optuna.create_study(sampler=GPUCBSampler(seed=0)),
+        "gp": optuna.create_study(sampler=optuna.samplers.GPSampler(seed=0)),
+    }
+    for study in studies.values():
+        study.optimize(objective, n_trials=warmup)
+    times: dict[str, list[float]] = {name: [] for name in studies}
+    for _ in range(repeats):
+        for name, study in studies.items():
+            start = time.perf_counter()
+            study.optimize(objective, n_trials=1)
+            times[name].append(time.perf_counter() - start)
+    return float(np.mean(times["ours"])), float(np.mean(times["gp"]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", nargs="+", default=["hartmann6", "ackley10", "hpobench-kc1"])
+    parser.add_argument("--warmup", type=int, default=90)
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--readme", type=Path, default=None)
+    args = parser.parse_args(argv)
+
+    import optuna
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    torch.set_num_threads(1)
+    rows = []
+    with threadpool_limits(1):
+        for name in args.problems:
+            ours, theirs = measure(name, args.warmup, args.repeats)
+            rows.append(f"| {name} | {1e3 * ours:.1f} | {1e3 * theirs:.1f} | {ours / theirs:.2f} |")
+            print(rows[-1], flush=True)
+    first, last = args.warmup + 1, args.warmup + args.repeats
+    table = "\n".join(
+        [
+            f"Milliseconds per trial, trials {first}-{last}, one process, one thread, the two "
+            "samplers alternating (`python benchmarks/sampler_overhead.py`):",
+            "",
+            "| problem | GPUCBSampler | Optuna GPSampler | ratio |",
+            "|---|---:|---:|---:|",
+            *rows,
+        ]
+    )
+    print(table)
+    if args.readme is not None:
+        text = args.readme.read_text()
+        block = f"<!-- sampler-overhead:start -->\n{table}\n<!-- sampler-overhead:end -->"
+        pattern = r"<!-- sampler-overhead:start -->.*?<!-- sampler-overhead:end -->"
+        if not re.search(pattern, text, flags=re.S):
+            raise SystemExit(f"{args.readme} has no sampler-overhead markers")
+        args.readme.write_text(re.sub(pattern, lambda _: block, text, flags=re.S))
+
+
+if __name__ == "__main__":
+    main()
