@@ -73,7 +73,9 @@ QUALITY_STORE ?= $(HOME)/kb-bench-quality
 
 bench-quality: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/sample_efficiency.py --jobs 2 --store $(QUALITY_STORE) \
-		--readme README.md --plots docs/benchmarks
+		--readme README.md --plots docs/benchmarks --details docs/benchmarks/sample_efficiency.md
+	$(BIN)/python benchmarks/sampler_overhead.py --readme README.md --problems hartmann6 \
+		styblinskitang4 ackley10 hpobench-kc1
 
 clean:
 	rm -rf $(VENV) kb-results build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -832,7 +832,9 @@ def verdict_block(
     tr = np.array(time_ratios)
     lines.append(
         f"Time per trial, {ours} / {gp}: median {np.median(tr):.2f} over {tr.size} problems "
-        f"(range {tr.min():.2f}-{tr.max():.2f})."
+        f"(range {tr.min():.2f}-{tr.max():.2f}); the runs of a process pool, at different "
+        "moments of a shared machine (`benchmarks/sampler_overhead.py` times the two "
+        "samplers head to head in one process)."
     )
     return "\n".join(lines), counts
 
@@ -975,6 +977,43 @@ def header(argv: Sequence[str], specs: Mapping[str, SamplerSpec], seeds: int, n_
     )
 
 
+def summary_table(cells: Mapping[str, Mapping[str, Cell]], n_trials: int) -> str:
+    """One row per problem, one column per sampler: the median simple regret after
+    ``n_trials`` trials (the best median in bold), then each sampler's median ms per trial
+    over the problems (the README's compact view; the per-problem tables have the quartiles)."""
+    samplers = list(dict.fromkeys(s for c in cells.values() for s in c))
+    lines = [
+        f"Median simple regret after {n_trials} trials (the lowest in bold):",
+        "",
+        "| problem | " + " | ".join(samplers) + " |",
+        "|---|" + "---:|" * len(samplers),
+    ]
+    for problem, row in cells.items():
+        medians = {s: row[s].quartiles(n_trials)[1] for s in samplers if s in row}
+        best = min(medians.values())
+        out = []
+        for s in samplers:
+            if s not in medians:
+                out.append("-")
+            elif medians[s] <= best:
+                out.append(f"**{fmt_regret(medians[s])}**")
+            else:
+                out.append(fmt_regret(medians[s]))
+        lines.append(f"| {problem} | " + " | ".join(out) + " |")
+    ms = [
+        fmt_ms(float(np.median([row[s].ms_per_trial() for row in cells.values() if s in row])))
+        for s in samplers
+    ]
+    lines.append("| ms per trial (median over problems) | " + " | ".join(ms) + " |")
+    return "\n".join(lines)
+
+
+def _relative(target: Path, readme: Path | None) -> str:
+    """``target`` as a link from ``readme``'s folder (POSIX separators)."""
+    base = (readme or Path("README.md")).resolve().parent
+    return Path(os.path.relpath(target.resolve(), base)).as_posix()
+
+
 def rewrite_readme(path: Path, block: str) -> None:
     """Replace what lies between the two markers of ``path`` by ``block``."""
     text = path.read_text()
@@ -1048,6 +1087,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--readme", type=Path, help="rewrite this README's sample-efficiency block")
     ap.add_argument("--plots", type=Path, help="write DIR/sample_efficiency.png")
     ap.add_argument(
+        "--details",
+        type=Path,
+        help="write the per-problem tables to this markdown file (the README then gets the "
+        "summary table and a link to it)",
+    )
+    ap.add_argument(
         "--ours", default="kb-gpucb", help="the sampler the verdict is about (default kb-gpucb)"
     )
     ap.add_argument("--report-only", action="store_true", help="report the store, run nothing")
@@ -1099,8 +1144,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     head = header(argv, specs, args.seeds, args.trials)
     block = "\n\n".join(x for x in (head, tables, verdict_text) if x)
     print(block, flush=True)
+    readme_block = block
+    if args.details is not None and cells:
+        args.details.parent.mkdir(parents=True, exist_ok=True)
+        title = "# Sample efficiency against Optuna and BoTorch: every problem"
+        args.details.write_text(f"{title}\n\n{block.strip()}\n")
+        print(f"\nwrote {args.details}")
+        link = (
+            f"Quartiles at 25 / 50 / {args.trials} trials and the time per trial for every "
+            f"problem: [{args.details.name}]({_relative(args.details, args.readme)})."
+        )
+        summary = summary_table(cells, checkpoints(args.trials)[-1])
+        readme_block = "\n\n".join(x for x in (head, summary, link, verdict_text) if x)
     if args.readme is not None:
-        rewrite_readme(args.readme, block)
+        rewrite_readme(args.readme, readme_block)
         print(f"\nrewrote the sample-efficiency block of {args.readme}")
     if args.plots is not None and cells:
         print(f"wrote {plot(cells, args.plots, args.seeds)}")

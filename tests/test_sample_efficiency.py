@@ -267,3 +267,18 @@ def test_main_writes_readme_block_and_plot(
     # --report-only reads the store and runs nothing
     assert se.main([*argv, "--report-only"]) == 0
     assert len((store / se.STORE_FILE).read_text().splitlines()) == 4
+
+
+def test_summary_table_bolds_the_lowest_median(se: ModuleType) -> None:
+    def cell(final: list[float]) -> object:
+        regret = np.array([[1.0, v] for v in final])
+        return se.Cell(list(range(len(final))), regret, np.full(regret.shape, 0.01))
+
+    cells = {
+        "p1": {"a": cell([0.1, 0.3, 0.2]), "b": cell([0.5, 0.4, 0.6])},
+        "p2": {"a": cell([2.0, 2.0, 2.0]), "b": cell([1.0, 3.0, 1.5])},
+    }
+    table = se.summary_table(cells, 2)
+    assert "| p1 | **0.2** | 0.5 |" in table
+    assert "| p2 | 2 | **1.5** |" in table
+    assert "| ms per trial (median over problems) | 10.0 | 10.0 |" in table
