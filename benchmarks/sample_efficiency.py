@@ -977,7 +977,7 @@ def header(argv: Sequence[str], specs: Mapping[str, SamplerSpec], seeds: int, n_
     )
 
 
-def summary_table(cells: Mapping[str, Mapping[str, Cell]], n_trials: int) -> str:
+def summary_table(cells: Mapping[str, Mapping[str, Cell]], n_trials: int, seeds: int = 0) -> str:
     """One row per problem, one column per sampler: the median simple regret after
     ``n_trials`` trials (the best median in bold), then each sampler's median ms per trial
     over the problems (the README's compact view; the per-problem tables have the quartiles)."""
@@ -985,7 +985,7 @@ def summary_table(cells: Mapping[str, Mapping[str, Cell]], n_trials: int) -> str
     lines = [
         f"Median simple regret after {n_trials} trials (the lowest in bold):",
         "",
-        "| problem | " + " | ".join(samplers) + " |",
+        "| problem | " + " | ".join(_column(s, cells, seeds) for s in samplers) + " |",
         "|---|" + "---:|" * len(samplers),
     ]
     for problem, row in cells.items():
@@ -1012,6 +1012,15 @@ def _relative(target: Path, readme: Path | None) -> str:
     """``target`` as a link from ``readme``'s folder (POSIX separators)."""
     base = (readme or Path("README.md")).resolve().parent
     return Path(os.path.relpath(target.resolve(), base)).as_posix()
+
+
+def _column(sampler: str, cells: Mapping[str, Mapping[str, Cell]], seeds: int) -> str:
+    """The sampler's name, with its number of seeds when some runs are still missing."""
+    counts = [len(row[sampler].seeds) for row in cells.values() if sampler in row]
+    if not seeds or min(counts) >= seeds:
+        return sampler
+    lo, hi = min(counts), max(counts)
+    return f"{sampler} ({lo if lo == hi else f'{lo}-{hi}'} of {seeds} seeds)"
 
 
 def rewrite_readme(path: Path, block: str) -> None:
@@ -1154,7 +1163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"Quartiles at 25 / 50 / {args.trials} trials and the time per trial for every "
             f"problem: [{args.details.name}]({_relative(args.details, args.readme)})."
         )
-        summary = summary_table(cells, checkpoints(args.trials)[-1])
+        summary = summary_table(cells, checkpoints(args.trials)[-1], args.seeds)
         readme_block = "\n\n".join(x for x in (head, summary, link, verdict_text) if x)
     if args.readme is not None:
         rewrite_readme(args.readme, readme_block)

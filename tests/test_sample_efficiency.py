@@ -282,3 +282,4 @@ def test_summary_table_bolds_the_lowest_median(se: ModuleType) -> None:
     assert "| p1 | **0.2** | 0.5 |" in table
     assert "| p2 | 2 | **1.5** |" in table
     assert "| ms per trial (median over problems) | 10.0 | 10.0 |" in table
+    assert "| problem | a (3 of 5 seeds) | b (3 of 5 seeds) |" in se.summary_table(cells, 2, 5)

@@ -112,8 +112,8 @@ def log_ei_score(
 class BoxOptimizer:
     """Maximise an acquisition on the box ``[lower, upper]``.
 
-    1. **Candidates**: ``n_sobol`` scrambled-Sobol points, plus ``n_local`` points around each
-       of the given anchors (the best observed points): Gaussian steps of standard deviation
+    1. **Candidates**: ``n_sobol`` scrambled-Sobol points, the given anchors themselves (the
+       best observed points) and ``n_local`` points around each: Gaussian steps of standard deviation
        ``local_scale`` times the box's width on a random subset of about ``min(1, 20 / d)`` of
        the coordinates (all if ``d <= 20``; the perturbation of BoTorch's sample-around-best
        and TuRBO's candidate generation), clipped to the box. With a ``projection`` every
@@ -127,7 +127,10 @@ class BoxOptimizer:
     Parameters
     ----------
     n_sobol, n_local, n_starts, maxiter : sizes of the three stages (``n_starts = 0`` skips the
-        local search).
+        local search). The defaults were chosen on ``benchmarks/sample_efficiency.py`` (10
+        seeds, 60 trials, all 13 problems, against Optuna's GPSampler): 64 local candidates
+        per anchor gave 10 better / 1 tie / 2 worse, none gave 8 / 3 / 2; 256 per anchor was no
+        better than none on 5 seeds.
     local_scale : step size of the local candidates, relative to the box's width.
     projection : ``(m, d) -> (m, d)`` nearest valid points (``None``: every point is valid).
     """
@@ -156,7 +159,7 @@ class BoxOptimizer:
         rng: np.random.Generator,
         anchors: FloatArray | None = None,
     ) -> FloatArray:
-        """Stage 1: Sobol and local candidates, projected; shape ``(n, d)``."""
+        """Stage 1: Sobol points, the anchors and local candidates, projected; ``(n, d)``."""
         from scipy.stats import qmc
 
         d = lower.size
