@@ -98,7 +98,7 @@ import zlib
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
@@ -631,34 +631,30 @@ def run_tasks(tasks: Sequence[Task], store: Path, jobs: int = 1) -> tuple[int, i
                 f"{task.sampler.describe()}: give the variant another name"
             )
     print(f"{len(todo)} runs to do, {len(tasks) - len(todo)} already in the store", flush=True)
-    n_ok = n_failed = 0
-    if jobs <= 1:
-        for i, task in enumerate(todo, 1):
+    counts = {"ok": 0, "failed": 0}
+
+    def consume(outcomes: Iterable[tuple[Task, Callable[[], dict[str, Any]]]]) -> None:
+        """Store each finished run (``result()`` runs it or collects it), report failures."""
+        for i, (task, result) in enumerate(outcomes, 1):
             try:
-                rec = run_task(task)
+                rec = result()
             except Exception as err:  # report and go on with the other runs
-                n_failed += 1
+                counts["failed"] += 1
                 print(f"[{i}/{len(todo)}] FAILED {task.key}: {err!r}", flush=True)
                 continue
             _append(store, rec)
-            n_ok += 1
+            counts["ok"] += 1
             _progress(i, len(todo), rec)
-        return n_ok, n_failed
-    import multiprocessing
 
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures: dict[Future[dict[str, Any]], Task] = {pool.submit(run_task, t): t for t in todo}
-        for i, fut in enumerate(as_completed(futures), 1):
-            try:
-                rec = fut.result()
-            except Exception as err:
-                n_failed += 1
-                print(f"[{i}/{len(todo)}] FAILED {futures[fut].key}: {err!r}", flush=True)
-                continue
-            _append(store, rec)
-            n_ok += 1
-            _progress(i, len(todo), rec)
-    return n_ok, n_failed
+    if jobs <= 1:
+        consume((t, partial(run_task, t)) for t in todo)
+    else:
+        import multiprocessing
+
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = {pool.submit(run_task, t): t for t in todo}
+            consume((futures[f], f.result) for f in as_completed(futures))
+    return counts["ok"], counts["failed"]
 
 
 # -- the report ---------------------------------------------------------------------------------

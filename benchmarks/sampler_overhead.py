@@ -72,6 +72,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--readme", type=Path, default=None)
     args = parser.parse_args(argv)
+    known = _benchmark_module().available_problems()
+    unknown = [p for p in args.problems if p not in known]
+    if unknown:
+        parser.error(f"unknown or unavailable problems {unknown}; available: {known}")
+    if args.warmup < 1 or args.repeats < 1:
+        parser.error("--warmup and --repeats must be positive")
 
     import optuna
     import torch

@@ -210,13 +210,13 @@ class ScoredGPPolicy(GPPolicy):
     def _score(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
         """Acquisition values from posterior means and standard deviations, each ``(m,)``."""
 
+    @abstractmethod
     def _acquisition(
         self, mu: FloatArray, sd: FloatArray
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
         """What the :class:`~kernelbandits.acquisition.BoxOptimizer` maximises: a score with the
         maximiser of :meth:`_score` (it may be a monotone transform, e.g. ``log EI``) and its
         partial derivatives in ``mu`` and ``sd``, each ``(m,)``."""
-        raise NotImplementedError(f"{type(self).__name__} has no differentiable acquisition")
 
     def _acquisition_and_gradient(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The acquisition at ``X (m, d)`` and its gradient ``(m, d)`` by the chain rule
