@@ -888,7 +888,7 @@ def code_version() -> str:
 PATH_OPTIONS = {"--store": "STORE", "--readme": None, "--plots": None}
 
 
-def command_line(argv: Sequence[str]) -> str:
+def command_line(argv: Sequence[str], script: str = "benchmarks/sample_efficiency.py") -> str:
     """The command, with the store shown as ``STORE`` and absolute paths as ``PATH`` (no path
     of this machine goes into the README)."""
 
@@ -898,7 +898,7 @@ def command_line(argv: Sequence[str]) -> str:
             return fixed
         return "PATH" if Path(value).is_absolute() or value.startswith("~") else value
 
-    out = ["python", "benchmarks/sample_efficiency.py"]
+    out = ["python", script]
     args = list(argv)
     i = 0
     while i < len(args):
@@ -1019,8 +1019,11 @@ def _column(sampler: str, cells: Mapping[str, Mapping[str, Cell]], seeds: int) -
     return f"{sampler} ({lo if lo == hi else f'{lo}-{hi}'} of {seeds} seeds)"
 
 
-def rewrite_readme(path: Path, block: str) -> None:
-    """Replace what lies between the two markers of ``path`` by ``block``."""
+def rewrite_readme(
+    path: Path, block: str, markers: tuple[str, str] = (MARKER_START, MARKER_END)
+) -> None:
+    """Replace what lies between the two ``markers`` of ``path`` by ``block``."""
+    MARKER_START, MARKER_END = markers
     text = path.read_text()
     if text.count(MARKER_START) != 1 or text.count(MARKER_END) != 1:
         raise ValueError(f"{path.name} must hold {MARKER_START} and {MARKER_END} once each")

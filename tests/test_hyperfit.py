@@ -182,3 +182,62 @@ def test_campaign_with_map_hyperparameters_learns_the_irrelevant_input_and_resum
     assert restored.ask().params == camp.ask().params
     with pytest.raises(ValueError, match="hyperparameters"):
         gp_ucb(space, hyperparameters="ml")  # type: ignore[arg-type]
+
+
+def test_fixed_covariance_enters_the_likelihood_and_its_gradient() -> None:
+    """``fixed_cov`` is a known covariance: the value is the Gaussian log-density under
+    ``K + lam I + F`` (scipy), and the gradient in the kernel's parameters and the noise still
+    matches finite differences."""
+    from scipy.stats import multivariate_normal
+
+    X, y = _data(15)
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(15, 4))
+    F = 0.3 * A @ A.T + 0.2  # PSD, with a constant block (an offset)
+    kernel = Matern([0.3, 0.5, 0.9], 1.3, 2.5)
+    value, grad = log_marginal_likelihood_and_gradient(kernel, X, y, 0.02, F)
+    reference = multivariate_normal(np.zeros(15), kernel(X) + 0.02 * np.eye(15) + F).logpdf(y)
+    assert value == pytest.approx(reference, abs=1e-9)
+    params, eps = np.append(kernel.theta, np.log(0.02)), 1e-6
+
+    def lml(p: np.ndarray) -> float:
+        k = kernel.with_theta(p[:-1])
+        return log_marginal_likelihood_and_gradient(k, X, y, float(np.exp(p[-1])), F)[0]
+
+    numeric = [
+        (lml(params + eps * e) - lml(params - eps * e)) / (2 * eps) for e in np.eye(params.size)
+    ]
+    np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-6)
+
+
+def test_per_dimension_lengthscale_prior_pulls_each_lengthscale() -> None:
+    """A prior mean per lengthscale: with little data each fitted lengthscale follows its own
+    prior median (a tight prior at 0.1 for one input, 1.0 for the other)."""
+    X, y = _data(4)
+    prior = HyperPrior(lengthscale=(np.log([0.1, 1.0, 0.5]), 0.05))
+    kernel, _ = fit_map(Matern([0.3, 0.3, 0.3], 1.0, 2.5), X, y, 1e-3, prior=prior, seed=0)
+    np.testing.assert_allclose(kernel.lengthscale, [0.1, 1.0, 0.5], rtol=0.25)
+
+
+def test_fit_scale_and_noise_matches_a_brute_force_grid() -> None:
+    """The MAP ``(v, lam)`` of ``y ~ N(0, v K + lam I)`` for a fixed ``K``: against the best point
+    of a fine grid of the same log-posterior (dense Cholesky log-density via scipy)."""
+    from scipy.stats import multivariate_normal
+
+    from kernelbandits.regression.likelihood import fit_scale_and_noise
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(30, 2))
+    K = Matern(0.3, 1.0, 2.5)(X)
+    y = rng.multivariate_normal(np.zeros(30), 4.0 * K + 0.05 * np.eye(30))
+    v, lam = fit_scale_and_noise(K, y, (0.0, 1.0), (-8.0, 3.0))
+
+    def log_post(lv: float, ln: float) -> float:
+        c = np.exp(lv) * K + np.exp(ln) * np.eye(30)
+        return multivariate_normal(np.zeros(30), c).logpdf(y) - 0.5 * lv**2 - 0.5 * ((ln + 8) / 3) ** 2
+
+    grid_v, grid_n = np.linspace(-1, 3, 81), np.linspace(-6, 0, 121)
+    best = max((log_post(a, b), a, b) for a in grid_v for b in grid_n)
+    assert log_post(np.log(v), np.log(lam)) >= best[0] - 1e-6
+    assert abs(np.log(v) - best[1]) < 0.06 and abs(np.log(lam) - best[2]) < 0.06
+    assert 1.0 < v < 12.0  # and it is near the truth (v = 4, noise 0.05)

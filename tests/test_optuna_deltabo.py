@@ -253,7 +253,7 @@ def test_models_match_dense_references(model):
         "values": vs,
         "distributions": dists,
     }
-    sampler = DeltaBOSampler(source, seed=0, model=model)
+    sampler = DeltaBOSampler(source, seed=0, model=model, hyperparameters="fixed")
     study = optuna.create_study(direction="maximize")
     space = search_space_from_distributions(dists)
     history = [

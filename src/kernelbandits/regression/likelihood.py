@@ -118,19 +118,30 @@ def fit_constant_mean_and_scale(
 
 
 def log_marginal_likelihood_and_gradient(
-    kernel: Kernel, X: ArrayLike, y: ArrayLike, noise_var: float
+    kernel: Kernel,
+    X: ArrayLike,
+    y: ArrayLike,
+    noise_var: float,
+    fixed_cov: FloatArray | None = None,
 ) -> tuple[float, FloatArray]:
     """``log p(y | X)`` and its gradient in ``(kernel.theta, log noise_var)``, shape ``(p + 1,)``.
 
     Rasmussen & Williams eq. (5.9): ``d/d theta_j = 1/2 tr((alpha alpha^T - C^{-1}) dC/dtheta_j)``
-    with ``C = K + noise_var I`` and ``alpha = C^{-1} y``; ``dC / d log noise_var = noise_var I``.
-    The kernel must provide ``theta_gradient`` (the stationary kernels do).
+    with ``C = K + noise_var I (+ fixed_cov)`` and ``alpha = C^{-1} y``;
+    ``dC / d log noise_var = noise_var I``. ``fixed_cov (n, n)``, optional, is a known PSD
+    covariance added to ``C`` that does not depend on the hyperparameters (e.g. the posterior
+    covariance of a source model under a residual, :class:`DeltaBOSampler
+    <kernelbandits.integrations.optuna.DeltaBOSampler>`). The kernel must provide
+    ``theta_gradient`` (the stationary kernels do).
     """
     Xa = as_points(X, "X", kernel.input_dim)
     ya = as_finite_vector(y, Xa.shape[0], "y")
     lam = check_positive(noise_var, "noise_var")
     n = ya.size
-    L = cholesky(kernel(Xa) + lam * np.eye(n), lower=True)  # LinAlgError for a singular C
+    C = kernel(Xa) + lam * np.eye(n)
+    if fixed_cov is not None:
+        C += fixed_cov
+    L = cholesky(C, lower=True)  # LinAlgError for a singular C
     alpha = cho_solve((L, True), ya)
     value = float(-0.5 * ya @ alpha - np.sum(np.log(np.diag(L))) - 0.5 * n * np.log(2 * np.pi))
     inner = np.outer(alpha, alpha) - cho_solve((L, True), np.eye(n))  # alpha alpha^T - C^{-1}
@@ -179,11 +190,14 @@ class HyperPrior:
 
     The priors are on the log-parameters (the optimisation variables), so the MAP estimate is
     invariant to how a user writes the parameter.
+
+    ``lengthscale=(mean, sd)`` overrides the lengthscale prior; ``mean`` may be one value per
+    lengthscale (an array), e.g. centred on another model's fitted lengthscales.
     """
 
     def __init__(
         self,
-        lengthscale: tuple[float, float] | None = None,
+        lengthscale: tuple[float | ArrayLike, float] | None = None,
         variance: tuple[float, float] = (0.0, 1.0),
         noise: tuple[float, float] = (-8.0, 3.0),
     ) -> None:
@@ -194,7 +208,8 @@ class HyperPrior:
     def moments(self, n_lengthscales: int, dim: int) -> tuple[FloatArray, FloatArray]:
         """Means and standard deviations of ``(log l_1.., log v, log noise)``."""
         mu_l, sd_l = self.lengthscale or (np.log(0.35) + 0.5 * np.log(dim), 0.75)
-        mean = np.array([mu_l] * n_lengthscales + [self.variance[0], self.noise[0]])
+        mu_l = np.broadcast_to(np.asarray(mu_l, dtype=float), (n_lengthscales,))
+        mean = np.concatenate([mu_l, [self.variance[0], self.noise[0]]])
         sd = np.array([sd_l] * n_lengthscales + [self.variance[1], self.noise[1]])
         return mean, sd
 
@@ -207,6 +222,7 @@ def fit_map(
     prior: HyperPrior | None = None,
     n_starts: int = 4,
     seed: SeedLike = None,
+    fixed_cov: FloatArray | None = None,
 ) -> tuple[Kernel, float]:
     """Type-II MAP estimate of a stationary kernel's log lengthscales and log variance and of
     the log noise variance: maximise ``log p(y | X, theta) + log p(theta)`` by L-BFGS-B with the
@@ -215,7 +231,8 @@ def fit_map(
     noise variance also at least 1e-6).
 
     ``X (n, d)`` in the unit box, ``y (n,)`` standardised (see :class:`HyperPrior`); returns the
-    fitted ``(kernel, noise_var)``.
+    fitted ``(kernel, noise_var)``. ``fixed_cov (n, n)``: a known covariance added to the
+    model's (see :func:`log_marginal_likelihood_and_gradient`).
     """
     Xa = as_points(X, "X", kernel.input_dim)
     ya = as_finite_vector(y, Xa.shape[0], "y")
@@ -228,7 +245,7 @@ def fit_map(
     def objective(params: FloatArray) -> tuple[float, FloatArray]:
         try:
             value, grad = log_marginal_likelihood_and_gradient(
-                kernel.with_theta(params[:-1]), Xa, ya, float(np.exp(params[-1]))
+                kernel.with_theta(params[:-1]), Xa, ya, float(np.exp(params[-1])), fixed_cov
             )
         except LinAlgError:
             return 1e25, np.zeros_like(params)
@@ -244,3 +261,62 @@ def fit_map(
     )
     params = np.asarray(best.x, dtype=float)
     return kernel.with_theta(params[:-1]), float(np.exp(params[-1]))
+
+
+def fit_scale_and_noise(
+    gram: FloatArray,
+    y: ArrayLike,
+    log_scale_prior: tuple[float, float] = (0.0, 1.0),
+    log_noise_prior: tuple[float, float] = (-8.0, 3.0),
+) -> tuple[float, float]:
+    """Type-II MAP output scale ``v`` and noise variance ``lam`` of the model
+    ``y ~ N(0, v K + lam I)`` for a *fixed* kernel matrix ``K = gram (n, n)`` (PSD), ``y (n,)``.
+
+    With ``K = U diag(s) U^T`` and ``z = U^T y`` the log marginal likelihood is
+    ``-1/2 sum_i (z_i^2 / c_i + log c_i) - n/2 log(2 pi)``, ``c_i = v s_i + lam``, so each
+    evaluation costs ``O(n)`` after one eigendecomposition; its gradient is
+    ``d/d log v = 1/2 sum_i (z_i^2 / c_i - 1) v s_i / c_i`` and likewise with ``lam`` for
+    ``s_i``. Normal priors on ``log v`` and ``log lam`` (the noise prior and its floor ``1e-6``
+    as :class:`HyperPrior`'s); L-BFGS-B from the prior means and from a noisy start (noise
+    variance 0.3: the likelihood can have a second mode that explains the data as noise),
+    bounds at +-4 prior sd.
+    Used by :class:`~kernelbandits.integrations.optuna.LIBOSampler` to put a meta-learned
+    kernel shape on the current study's scale.
+    """
+    K = np.asarray(gram, dtype=float)
+    ya = as_finite_vector(y, K.shape[0], "y")
+    if K.shape != (ya.size, ya.size) or not np.all(np.isfinite(K)):
+        raise ValueError(f"gram must be a finite ({ya.size}, {ya.size}) matrix; got {K.shape}")
+    s, U = np.linalg.eigh(0.5 * (K + K.T))
+    s = np.maximum(s, 0.0)
+    z2 = (U.T @ ya) ** 2
+    mean = np.array([log_scale_prior[0], log_noise_prior[0]], dtype=float)
+    sd = np.array([log_scale_prior[1], log_noise_prior[1]], dtype=float)
+
+    def objective(params: FloatArray) -> tuple[float, FloatArray]:
+        v, lam = np.exp(params)
+        c = v * s + lam
+        value = -0.5 * float(np.sum(z2 / c + np.log(c)))
+        common = 0.5 * (z2 / c - 1.0) / c
+        grad = np.array([float(common @ (v * s)), float(np.sum(common) * lam)])
+        zs = (params - mean) / sd
+        return -(value - 0.5 * float(zs @ zs)), -(grad - zs / sd)
+
+    bounds = np.column_stack([mean - 4.0 * sd, mean + 4.0 * sd])
+    bounds[1, 0] = max(bounds[1, 0], _LOG_NOISE_FLOOR)
+    starts = [mean, np.array([mean[0], np.log(0.3)])]
+    res = min(
+        (
+            minimize(
+                objective,
+                np.clip(x0, bounds[:, 0], bounds[:, 1]),
+                jac=True,
+                method="L-BFGS-B",
+                bounds=bounds,
+            )
+            for x0 in starts
+        ),
+        key=lambda r: float(r.fun),
+    )
+    v, lam = np.exp(np.asarray(res.x, dtype=float))
+    return float(v), float(lam)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -28,12 +30,15 @@ from kernelbandits.kernels.base import check_theta
 from kernelbandits.policies.base import Policy
 from kernelbandits.policies.transfer import DeltaBO, JointGPUCB
 from kernelbandits.problems.transfer import SourceData
+from kernelbandits.regression.likelihood import schedule_point
+from kernelbandits.regression.transfer_fit import fit_delta, fit_source
 from kernelbandits.space import SearchSpace
 
 __all__ = ["DeltaBOSampler", "SourceArrays"]
 
 Direction = Literal["maximize", "minimize"]
 Model = Literal["deltabo", "joint"]
+Hyperparameters = Literal["fixed", "map"]
 
 #: the array form of a source: ``params`` (one dict of Optuna values per observation) and
 #: ``values``, optionally ``distributions`` (``{name: BaseDistribution}``)
@@ -232,8 +237,20 @@ class DeltaBOSampler(GPUCBSampler):
         ``"maximize"`` / ``"minimize"``: the direction of the source values. Required to match
         the target study's direction; ``None`` (default) means the source study's own direction,
         or the target's for trials and arrays.
+    hyperparameters
+        ``"map"`` (default): the kernels and noises are fitted by type-II MAP
+        (:mod:`kernelbandits.regression.transfer_fit`): the source kernel ``k_g`` (Matern-5/2
+        ARD with its variance) and the source noise on the source data, once; the difference
+        kernel ``k_delta`` (Matern-5/2 ARD) and the target noise on the target's residuals
+        under the source posterior, exactly the joint model's likelihood, with a prior whose
+        median is the source's lengthscales and variance ``tau^2`` (``delta`` smaller
+        than the source and as smooth), refitted on the geometric schedule of
+        :func:`~kernelbandits.regression.likelihood.schedule_point`. ``source_lengthscale``,
+        ``delta_lengthscale``, ``noise_var`` and ``source_noise_var`` are then unused
+        (``tau`` sets the prior, ``offset_sd`` stays fixed). ``"fixed"``: the values below, as
+        before fitting existed.
     source_lengthscale, delta_lengthscale, tau, offset_sd, noise_var, source_noise_var
-        The model, on the unit box of the search space (log-scaled parameters on their log
+        With ``hyperparameters="fixed"``, the model, on the unit box of the search space (log-scaled parameters on their log
         scale, categoricals one-hot) and on the source's standardised scale (below):
         ``k_g = Matern-5/2(source_lengthscale)`` with unit variance (default lengthscale 0.2,
         as :func:`kernelbandits.campaign.gp_ucb`); ``k_delta = tau^2 SE(delta_lengthscale) +
@@ -310,6 +327,7 @@ class DeltaBOSampler(GPUCBSampler):
         source_noise_var: float = 1e-2,
         model: Model = "joint",
         independent_sampler: BaseSampler | None = None,
+        hyperparameters: Hyperparameters = "map",
     ) -> None:
         if isinstance(beta, bool) or not isinstance(beta, int | float | np.floating):
             raise ValueError(f"beta must be a positive number; got {beta!r}")
@@ -339,6 +357,9 @@ class DeltaBOSampler(GPUCBSampler):
                 raise ValueError(f"{name} must be a positive number; got {value!r}")
         if model not in ("deltabo", "joint"):
             raise ValueError(f"model must be 'deltabo' or 'joint'; got {model!r}")
+        if hyperparameters not in ("fixed", "map"):
+            raise ValueError(f"hyperparameters must be 'fixed' or 'map'; got {hyperparameters!r}")
+        self._hyperparameters = hyperparameters
         self._model = model
         self._source = self._read_source(source, source_direction)
         # without the source's distributions the first trial must be random (see the docstring)
@@ -487,14 +508,25 @@ class DeltaBOSampler(GPUCBSampler):
         _, m_t, sd_t = standardize([sign * t.value for t in history if t.value is not None])
 
         policy_class = _SourceScaleDeltaBO if self._model == "deltabo" else _SourceScaleJoint
+        offset = _Offset(self._offset_sd**2)
+        source_kernel: Kernel = Matern(self._source_lengthscale, nu=2.5)
+        delta_kernel: Kernel = RBF(self._delta_lengthscale, variance=self._tau**2) + offset
+        source_noise, noise = self._source_noise_var, self._noise_var
+        if self._hyperparameters == "map":
+            done = [t for t in history if t.value is not None]
+            X_t = np.array([space.encode(t.params) for t in done]).reshape(-1, space.dim)
+            v_t = (sign * np.array([float(t.value or 0.0) for t in done]) - m_s) / sd_s
+            fitted = _fitted_model(X_src, y_src, X_t, v_t, self._seed, self._tau, offset.variance)
+            source_kernel, source_noise = fitted[0], fitted[1]
+            delta_kernel, noise = fitted[2] + offset, fitted[3]
 
         def factory(domain: Domain, seed: int) -> Policy:
             return policy_class(
                 domain,
-                SourceData(X_src, y_src, self._source_noise_var),
-                Matern(self._source_lengthscale, nu=2.5),
-                RBF(self._delta_lengthscale, variance=self._tau**2) + _Offset(self._offset_sd**2),
-                self._noise_var,
+                SourceData(X_src, y_src, source_noise),
+                source_kernel,
+                delta_kernel,
+                noise,
                 beta=self._beta_value**2,
                 seed=seed,
                 a=sd_t / sd_s,
@@ -507,6 +539,65 @@ class DeltaBOSampler(GPUCBSampler):
     def _beta_value(self) -> float:
         assert not isinstance(self._beta, str)
         return float(self._beta)
+
+
+_FITS: OrderedDict[bytes, Any] = OrderedDict()
+_FITS_SIZE = 256
+
+
+def _memo(key_parts: Sequence[Any], compute: Any) -> Any:
+    """``compute()``, memoised in-process by the bytes of ``key_parts`` (an LRU of 256)."""
+    digest = hashlib.blake2b(digest_size=20)
+    for part in key_parts:
+        digest.update(np.ascontiguousarray(part, dtype=float).tobytes())
+        digest.update(b"|")
+    key = digest.digest()
+    if key in _FITS:
+        _FITS.move_to_end(key)
+        return _FITS[key]
+    value = compute()
+    _FITS[key] = value
+    if len(_FITS) > _FITS_SIZE:
+        _FITS.popitem(last=False)
+    return value
+
+
+def _fitted_model(
+    X_src: FloatArray,
+    y_src: FloatArray,
+    X_t: FloatArray,
+    v_t: FloatArray,
+    seed: int,
+    tau: float,
+    offset_var: float,
+) -> tuple[Kernel, float, Kernel, float]:
+    """``(k_g, sigma_s^2, k_delta, sigma^2)`` by type-II MAP (:mod:`~kernelbandits.regression.
+    transfer_fit`): the source fit once per source; the difference fit on the first
+    ``schedule_point(n)`` of the ``n`` target observations ``X_t (n, d)``, ``v_t (n,)`` (on the
+    source's scale); before any target observation, the difference prior's medians."""
+    source_kernel, source_noise = _memo(
+        [[0, seed], X_src, y_src],
+        lambda: fit_source(X_src, y_src, seed=np.random.SeedSequence([seed, 1])),
+    )
+    m = schedule_point(int(v_t.size))
+    if m == 0:
+        delta = Matern(source_kernel.lengthscale, tau**2, nu=2.5)
+        return source_kernel, source_noise, delta, 1e-3
+    delta_kernel, noise = _memo(
+        [[1, seed, tau, offset_var], X_src, y_src, X_t[:m], v_t[:m]],
+        lambda: fit_delta(
+            source_kernel,
+            source_noise,
+            X_src,
+            y_src,
+            X_t[:m],
+            v_t[:m],
+            seed=np.random.SeedSequence([seed, 2, m]),
+            tau=tau,
+            offset_var=offset_var,
+        ),
+    )
+    return source_kernel, source_noise, delta_kernel, noise
 
 
 def _contains(dist: BaseDistribution, value: Any) -> bool:

@@ -97,7 +97,11 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from kernelbandits.campaign import Trial
-from kernelbandits.integrations.optuna._common import _internal, search_space_from_distributions
+from kernelbandits.integrations.optuna._common import (
+    _internal,
+    search_space_from_distributions,
+    study_direction,
+)
 from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
 from kernelbandits.kernels.base import Kernel
 from kernelbandits.kernels.features import FeatureMap
@@ -342,6 +346,35 @@ def _standardized(values: list[float]) -> np.ndarray:
     return (y - y.mean()) / max(float(y.std()), _SD_FLOOR)
 
 
+def _fit_scale(
+    kernel: Kernel, space: SearchSpace, history: Sequence[Trial], direction: str
+) -> tuple[Kernel, float]:
+    """The meta-learned kernel shape with the current study's output scale and noise.
+
+    META-KGL learns which base kernels matter and their relative weights from the earlier
+    studies; the scale of the current study's standardised values around that shape, and its
+    noise, are the current study's own. They are fitted by type-II MAP
+    (:func:`~kernelbandits.regression.likelihood.fit_scale_and_noise`: ``y ~ N(0, v K + lam
+    I)`` on the completed trials, standardised as the campaign tells them), with ``log v ~
+    N(-log mean diag K, 1)`` (prior median: unit prior variance) and the default noise prior;
+    before two trials are complete, the prior medians (and noise ``1e-3``).
+    """
+    from kernelbandits.campaign import standardize
+    from kernelbandits.kernels.base import Scaled
+    from kernelbandits.regression.likelihood import fit_scale_and_noise
+
+    sign = 1.0 if direction == "maximize" else -1.0
+    done = [t for t in history if t.value is not None]
+    X = np.array([space.encode(t.params) for t in done]).reshape(-1, space.dim)
+    diag = float(np.mean(kernel.diag(X))) if len(done) else 1.0
+    log_scale = -math.log(max(diag, _SD_FLOOR))
+    if len(done) < 2:
+        return Scaled(kernel, math.exp(log_scale)), 1e-3
+    y, _, _ = standardize([sign * float(t.value or 0.0) for t in done])
+    v, lam = fit_scale_and_noise(kernel(X), y, (log_scale, 1.0))
+    return Scaled(kernel, v), lam
+
+
 def _space_difference(
     theirs: dict[str, BaseDistribution], ours: dict[str, BaseDistribution]
 ) -> str:
@@ -384,9 +417,11 @@ class LIBOSampler(GPUCBSampler):
         ``"raise"`` or ``"skip"`` (warn and leave out) an earlier study whose search space
         differs.
     hyperparameters
-        ``"map"`` (default): the family's first study, which has no earlier study to learn a
-        kernel from, is run as :class:`GPUCBSampler` with type-II MAP hyperparameters;
-        ``"fixed"``: with the base kernel and ``noise_var`` (the behaviour before this option).
+        ``"map"`` (default): the meta-learned kernel gets the current study's output scale
+        and noise variance, fitted by type-II MAP at every proposal (:func:`_fit_scale`), and
+        the family's first study, which has no earlier study to learn a kernel from, is run as
+        :class:`GPUCBSampler` with type-II MAP hyperparameters; ``"fixed"``: the meta-learned
+        (or base) kernel as it is, with ``noise_var`` (the behaviour before this option).
     """
 
     def __init__(
@@ -551,20 +586,23 @@ class LIBOSampler(GPUCBSampler):
         search_space: dict[str, BaseDistribution],
         history: Sequence[Trial],
     ) -> PolicyFactory:
-        """GP-UCB with the kernel META-KGL learns from the earlier studies; the family's first
-        study (nothing to learn from yet) gets :func:`kernelbandits.campaign.gp` with
-        type-II MAP hyperparameters, as :class:`GPUCBSampler`. The acquisition is maximised by
+        """GP-UCB with the kernel META-KGL learns from the earlier studies, put on the current
+        study's scale (``hyperparameters="map"``: output scale and noise variance fitted,
+        :func:`_fit_scale`); the family's first study (nothing to learn from yet) gets
+        :func:`kernelbandits.campaign.gp` with type-II MAP hyperparameters, as
+        :class:`GPUCBSampler`. The acquisition is maximised by
         :class:`~kernelbandits.acquisition.BoxOptimizer` in both cases."""
         from kernelbandits import campaign
         from kernelbandits.acquisition import BoxOptimizer
         from kernelbandits.policies.gp import GPUCB
 
-        del history  # the kernel depends on the earlier studies only
         family = self.family_kernel(study, search_space)
         if family.estimate is None and self._hyperparameters == "map":
             return campaign.gp(space, "ucb", beta=self._beta, hyperparameters="map")
-        kernel = family.kernel
-        beta, noise_var = float(self._beta), self._noise_var
+        kernel, noise_var = family.kernel, self._noise_var
+        if self._hyperparameters == "map":
+            kernel, noise_var = _fit_scale(kernel, space, history, study_direction(study))
+        beta = float(self._beta)
         optimizer = BoxOptimizer(projection=None if space.is_continuous else space.snap_rows)
 
         def factory(domain: Domain, seed: int) -> Policy:
