@@ -63,7 +63,7 @@ def test_difference_is_small_for_a_related_target_and_large_for_an_unrelated_one
     raw = g + 0.1 * Xt[:, 0] if related else 2.0 * np.sin(9 * Xt[:, 1] + 1.0)
     base = np.sin(5 * Xs[:, 0]) + np.cos(3 * Xs[:, 1])
     yt = (raw - base.mean()) / base.std()  # the target on the source's scale
-    kd, noise = fit_delta(kg, sn, Xs, ys, Xt, yt, seed=0)
+    kd, noise, _ = fit_delta(kg, sn, Xs, ys, Xt, yt, seed=0)
     if related:
         assert kd.variance < 0.1
     else:
@@ -77,6 +77,44 @@ def test_difference_prior_medians_with_one_observation() -> None:
     Xs, ys = _source(40)
     kg, sn = fit_source(Xs, ys, seed=0)
     mu, _ = source_posterior(kg, sn, Xs, ys, Xs[:1])
-    kd, _ = fit_delta(kg, sn, Xs, ys, Xs[:1], mu, seed=0, tau=0.5)
+    kd, _, rho = fit_delta(kg, sn, Xs, ys, Xs[:1], mu, seed=0, tau=0.5)
+    assert rho == pytest.approx(1.0, rel=0.3)
     np.testing.assert_allclose(kd.lengthscale, kg.lengthscale, rtol=0.3)
     assert kd.variance == pytest.approx(0.25, rel=0.5)
+
+
+def test_task_scale_is_recovered() -> None:
+    """A target that is the source at a third of its spread plus a small tilt: ``rho`` near 1/3
+    and a small difference (the additive model would need a large ``delta``)."""
+    Xs, ys = _source(60)
+    kg, sn = fit_source(Xs, ys, seed=0)
+    rng = np.random.default_rng(4)
+    Xt = rng.random((25, 2))
+    mu, _ = source_posterior(kg, sn, Xs, ys, Xt)
+    yt = mu / 3.0 + 0.02 * Xt[:, 1] - 0.5
+    kd, _, rho = fit_delta(kg, sn, Xs, ys, Xt, yt, seed=0, offset_var=1.0)
+    assert rho == pytest.approx(1 / 3, rel=0.15)
+    assert kd.variance < 0.1
+
+
+def test_delta_gradient_in_rho_matches_finite_differences() -> None:
+    """The MAP objective's ``log rho`` gradient, checked through the optimum: perturbing ``rho``
+    around the fitted value never improves the log posterior (a stationarity check on the
+    analytic gradient, which L-BFGS-B relies on)."""
+    from kernelbandits.regression import transfer_fit
+
+    Xs, ys = _source(30)
+    kg, sn = fit_source(Xs, ys, seed=0)
+    rng = np.random.default_rng(5)
+    Xt = rng.random((12, 2))
+    yt = 0.7 * source_posterior(kg, sn, Xs, ys, Xt)[0] + 0.1 * rng.normal(size=12)
+    kd, noise, rho = transfer_fit.fit_delta(kg, sn, Xs, ys, Xt, yt, seed=0)
+
+    def log_post(r: float) -> float:
+        mu, cov = source_posterior(kg, sn, Xs, ys, Xt)
+        C = kd(Xt) + noise * np.eye(12) + cov
+        dens = multivariate_normal(mu, C).logpdf(yt / r) - 12 * np.log(r)
+        return dens - 0.5 * (np.log(r) / transfer_fit._LOG_RHO_SD) ** 2
+
+    for factor in (0.97, 1.03):
+        assert log_post(rho * factor) <= log_post(rho) + 1e-9

@@ -244,7 +244,9 @@ class DeltaBOSampler(GPUCBSampler):
         kernel ``k_delta`` (Matern-5/2 ARD) and the target noise on the target's residuals
         under the source posterior, exactly the joint model's likelihood, with a prior whose
         median is the source's lengthscales and variance ``tau^2`` (``delta`` smaller
-        than the source and as smooth), refitted on the geometric schedule of
+        than the source and as smooth), and a task scale ``rho`` (the target varies ``rho``
+        times as much as the source: ``f = rho (g + delta)``, ``rho = 1`` being the paper's
+        model), refitted on the geometric schedule of
         :func:`~kernelbandits.regression.likelihood.schedule_point`. ``source_lengthscale``,
         ``delta_lengthscale``, ``noise_var`` and ``source_noise_var`` are then unused
         (``tau`` sets the prior, ``offset_sd`` stays fixed). ``"fixed"``: the values below, as
@@ -511,14 +513,14 @@ class DeltaBOSampler(GPUCBSampler):
         offset = _Offset(self._offset_sd**2)
         source_kernel: Kernel = Matern(self._source_lengthscale, nu=2.5)
         delta_kernel: Kernel = RBF(self._delta_lengthscale, variance=self._tau**2) + offset
-        source_noise, noise = self._source_noise_var, self._noise_var
+        source_noise, noise, rho = self._source_noise_var, self._noise_var, 1.0
         if self._hyperparameters == "map":
             done = [t for t in history if t.value is not None]
             X_t = np.array([space.encode(t.params) for t in done]).reshape(-1, space.dim)
             v_t = (sign * np.array([float(t.value or 0.0) for t in done]) - m_s) / sd_s
             fitted = _fitted_model(X_src, y_src, X_t, v_t, self._seed, self._tau, offset.variance)
             source_kernel, source_noise = fitted[0], fitted[1]
-            delta_kernel, noise = fitted[2] + offset, fitted[3]
+            delta_kernel, noise, rho = fitted[2] + offset, fitted[3], fitted[4]
 
         def factory(domain: Domain, seed: int) -> Policy:
             return policy_class(
@@ -529,8 +531,8 @@ class DeltaBOSampler(GPUCBSampler):
                 noise,
                 beta=self._beta_value**2,
                 seed=seed,
-                a=sd_t / sd_s,
-                b=(m_t - m_s) / sd_s,
+                a=sd_t / (sd_s * rho),  # the policy is told y / rho (fit_delta)
+                b=(m_t - m_s) / (sd_s * rho),
             )
 
         return factory
@@ -570,8 +572,8 @@ def _fitted_model(
     seed: int,
     tau: float,
     offset_var: float,
-) -> tuple[Kernel, float, Kernel, float]:
-    """``(k_g, sigma_s^2, k_delta, sigma^2)`` by type-II MAP (:mod:`~kernelbandits.regression.
+) -> tuple[Kernel, float, Kernel, float, float]:
+    """``(k_g, sigma_s^2, k_delta, sigma^2, rho)`` by type-II MAP (:mod:`~kernelbandits.regression.
     transfer_fit`): the source fit once per source; the difference fit on the first
     ``schedule_point(n)`` of the ``n`` target observations ``X_t (n, d)``, ``v_t (n,)`` (on the
     source's scale); before any target observation, the difference prior's medians."""
@@ -582,8 +584,8 @@ def _fitted_model(
     m = schedule_point(int(v_t.size))
     if m == 0:
         delta = Matern(source_kernel.lengthscale, tau**2, nu=2.5)
-        return source_kernel, source_noise, delta, 1e-3
-    delta_kernel, noise = _memo(
+        return source_kernel, source_noise, delta, 1e-3, 1.0
+    delta_kernel, noise, rho = _memo(
         [[1, seed, tau, offset_var], X_src, y_src, X_t[:m], v_t[:m]],
         lambda: fit_delta(
             source_kernel,
@@ -597,7 +599,7 @@ def _fitted_model(
             offset_var=offset_var,
         ),
     )
-    return source_kernel, source_noise, delta_kernel, noise
+    return source_kernel, source_noise, delta_kernel, noise, rho
 
 
 def _contains(dist: BaseDistribution, value: Any) -> bool:
