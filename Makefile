@@ -5,6 +5,8 @@
 #   make bench            -> installs the `bench` extra, benchmarks against BoTorch and sklearn
 #   make bench-quality    -> installs the `bench` extra, sample efficiency of our Optuna samplers
 #                            against Optuna's and BoTorch's (hours; resumable store)
+#   make bench-lifelong   -> installs the `bench` extra, LIBOSampler over families of studies
+#                            against Optuna's samplers and a warm start (resumable store)
 #   make reproduce-full   -> every paper experiment at paper size (hours; resumable), then the
 #                            published report in docs/results
 PYTHON ?= python3
@@ -12,7 +14,8 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test lint pytest bench bench-quality reproduce-quick reproduce-full report-full clean
+.PHONY: demo test lint pytest bench bench-quality bench-lifelong reproduce-quick reproduce-full \
+	report-full clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +79,15 @@ bench-quality: $(BENCH_STAMP)
 		--readme README.md --plots docs/benchmarks --details docs/benchmarks/sample_efficiency.md
 	$(BIN)/python benchmarks/sampler_overhead.py --readme README.md --problems hartmann6 \
 		styblinskitang4 ackley10 hpobench-kc1
+
+# lifelong: LIBOSampler against Optuna's samplers and a hand-made warm start over families of
+# studies (GLMNET table, HPOBench MLP), 10 seeds x 30 trials per study; the store lives outside
+# the work tree (a rerun resumes it; never commit it); rewrites the README's lifelong block
+LIFELONG_STORE ?= $(HOME)/kb-bench-lifelong
+
+bench-lifelong: $(BENCH_STAMP)
+	$(BIN)/python benchmarks/optuna_lifelong.py --jobs 2 --store $(LIFELONG_STORE) \
+		--readme README.md --details docs/benchmarks/lifelong.md
 
 clean:
 	rm -rf $(VENV) kb-results build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -50,13 +50,11 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import math
-import multiprocessing
 import platform
 import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -68,13 +66,13 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sample_efficiency import (
-    _append,
     code_version,
     command_line,
     cpu_model,
     hpobench_errors,
     load_store,
     rewrite_readme,
+    run_pool,
     single_thread,
     versions,
 )
@@ -287,25 +285,14 @@ def run_tasks(tasks: Sequence[Task], store: Path, jobs: int) -> None:
     todo = [t for t in tasks if t.key not in done]
     print(f"{len(todo)} runs to do, {len(tasks) - len(todo)} already in the store", flush=True)
 
-    def record(i: int, rec: dict[str, Any]) -> None:
-        _append(store, rec)
+    def progress(i: int, n: int, rec: Mapping[str, Any]) -> None:
         print(
-            f"[{i}/{len(todo)}] {rec['pair']} {rec['sampler']} seed={rec['seed']}: best "
+            f"[{i}/{n}] {rec['pair']} {rec['sampler']} seed={rec['seed']}: best "
             f"{max(rec['values']):.4f}, {rec['wall_seconds']:.1f} s",
             flush=True,
         )
 
-    if jobs <= 1:
-        for i, task in enumerate(todo, 1):
-            record(i, run_task(task))
-        return
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(run_task, t): t for t in todo}
-        for i, fut in enumerate(as_completed(futures), 1):
-            try:
-                record(i, fut.result())
-            except Exception as err:  # report and go on
-                print(f"[{i}/{len(todo)}] FAILED {futures[fut].key}: {err!r}", flush=True)
+    run_pool(todo, run_task, store, jobs, progress)
 
 
 # -- the report -----------------------------------------------------------------------------------
@@ -413,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = report(args.store.expanduser(), args.trials, args.n_source, raw)
     print(text)
     if args.readme is not None:
-        rewrite_readme(args.readme, text, MARKERS)
+        rewrite_readme(args.readme, text, *MARKERS)
     return 0
 
 

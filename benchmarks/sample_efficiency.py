@@ -568,9 +568,9 @@ def run_task(task: Task) -> dict[str, Any]:
 
 
 # -- the store ----------------------------------------------------------------------------------
-def load_store(store: Path) -> list[dict[str, Any]]:
-    """Every complete record of ``store/runs.jsonl`` (a line cut short by a kill is ignored)."""
-    path = store / STORE_FILE
+def load_store(store: Path, name: str = STORE_FILE) -> list[dict[str, Any]]:
+    """Every complete record of ``store/name`` (a line cut short by a kill is ignored)."""
+    path = store / name
     if not path.exists():
         return []
     records = []
@@ -582,9 +582,10 @@ def load_store(store: Path) -> list[dict[str, Any]]:
     return records
 
 
-def _append(store: Path, record: Mapping[str, Any]) -> None:
-    """Append one line (after a newline if a killed writer left the last line unfinished)."""
-    path = store / STORE_FILE
+def _append(store: Path, record: Mapping[str, Any], name: str = STORE_FILE) -> None:
+    """Append one line to ``store/name`` (after a newline if a killed writer left the last line
+    unfinished)."""
+    path = store / name
     cut = False
     if path.exists() and path.stat().st_size > 0:
         with path.open("rb") as fh:
@@ -631,9 +632,24 @@ def run_tasks(tasks: Sequence[Task], store: Path, jobs: int = 1) -> tuple[int, i
                 f"{task.sampler.describe()}: give the variant another name"
             )
     print(f"{len(todo)} runs to do, {len(tasks) - len(todo)} already in the store", flush=True)
+    return run_pool(todo, run_task, store, jobs, _progress)
+
+
+def run_pool(
+    todo: Sequence[Any],
+    work: Callable[[Any], dict[str, Any]],
+    store: Path,
+    jobs: int,
+    progress: Callable[[int, int, Mapping[str, Any]], None],
+    name: str = STORE_FILE,
+) -> tuple[int, int]:
+    """Run ``work(task)`` for every task of ``todo`` (in-process for ``jobs <= 1``, else in
+    ``jobs`` spawned processes, so ``work`` and the tasks must pickle), append each record to
+    ``store/name`` as it finishes and call ``progress(i, len(todo), record)``; a failed run is
+    printed with its task's ``key`` and the others go on. Returns (runs done, runs failed)."""
     counts = {"ok": 0, "failed": 0}
 
-    def consume(outcomes: Iterable[tuple[Task, Callable[[], dict[str, Any]]]]) -> None:
+    def consume(outcomes: Iterable[tuple[Any, Callable[[], dict[str, Any]]]]) -> None:
         """Store each finished run (``result()`` runs it or collects it), report failures."""
         for i, (task, result) in enumerate(outcomes, 1):
             try:
@@ -642,17 +658,17 @@ def run_tasks(tasks: Sequence[Task], store: Path, jobs: int = 1) -> tuple[int, i
                 counts["failed"] += 1
                 print(f"[{i}/{len(todo)}] FAILED {task.key}: {err!r}", flush=True)
                 continue
-            _append(store, rec)
+            _append(store, rec, name)
             counts["ok"] += 1
-            _progress(i, len(todo), rec)
+            progress(i, len(todo), rec)
 
     if jobs <= 1:
-        consume((t, partial(run_task, t)) for t in todo)
+        consume((t, partial(work, t)) for t in todo)
     else:
         import multiprocessing
 
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = {pool.submit(run_task, t): t for t in todo}
+            futures = {pool.submit(work, t): t for t in todo}
             consume((futures[f], f.result) for f in as_completed(futures))
     return counts["ok"], counts["failed"]
 
@@ -690,18 +706,26 @@ def collect(
     samplers: Sequence[str],
     seeds: int,
     n_trials: int,
+    *,
+    row: str = "problem",
+    keep: Callable[[Mapping[str, Any]], bool] | None = None,
+    cell_type: type[Cell] = Cell,
 ) -> dict[str, dict[str, Cell]]:
     """problem -> sampler -> :class:`Cell` of the stored runs with ``n_trials`` trials and a seed
-    below ``seeds`` (the last record wins if a run is stored twice)."""
+    below ``seeds`` (the last record wins if a run is stored twice).
+
+    For other stores: ``row`` is the record field of the rows (``problems`` lists its values),
+    ``keep`` a further filter of the records, ``cell_type`` the class built from each group."""
     runs: dict[tuple[str, str], dict[int, Mapping[str, Any]]] = {}
     for rec in records:
         if (
-            rec["problem"] in problems
+            rec[row] in problems
             and rec["sampler"] in samplers
             and rec["n_trials"] == n_trials
             and 0 <= rec["seed"] < seeds
+            and (keep is None or keep(rec))
         ):
-            runs.setdefault((rec["problem"], rec["sampler"]), {})[rec["seed"]] = rec
+            runs.setdefault((rec[row], rec["sampler"]), {})[rec["seed"]] = rec
     out: dict[str, dict[str, Cell]] = {}
     for p in problems:
         for s in samplers:
@@ -709,7 +733,7 @@ def collect(
             if not by_seed:
                 continue
             order = sorted(by_seed)
-            cell = Cell(
+            cell = cell_type(
                 order,
                 np.array([by_seed[k]["regret"] for k in order], dtype=float),
                 np.array([by_seed[k]["seconds"] for k in order], dtype=float),
@@ -754,14 +778,40 @@ def problem_table(problem: str, cells: Mapping[str, Cell], n_trials: int, seeds:
             + " | ".join(regrets)
             + f" | {fmt_ms(cell.ms_per_trial())} |"
         )
+    return "\n".join(lines + warnings_note(cells))
+
+
+def warnings_note(cells: Mapping[str, Cell]) -> list[str]:
+    """``["", "Warnings during these runs: ..."]`` when runs of a sampler warned, else ``[]``."""
     warned = [
         f"{name}: " + ", ".join(f"{k} x {v}" for k, v in sorted(cell.warnings.items()))
         for name, cell in cells.items()
         if cell.warnings
     ]
-    if warned:
-        lines += ["", "Warnings during these runs: " + "; ".join(warned) + "."]
-    return "\n".join(lines)
+    return ["", "Warnings during these runs: " + "; ".join(warned) + "."] if warned else []
+
+
+def versions_note(
+    cells: Mapping[str, Mapping[str, Cell]], ours: Callable[[str], bool]
+) -> list[str]:
+    """A note when the runs of our samplers (names for which ``ours`` is true: only they depend
+    on kernelbandits' code) come from several versions of it, else ``[]``."""
+    seen = sorted(
+        {
+            v
+            for c in cells.values()
+            for name, cell in c.items()
+            if ours(name)
+            for v in cell.code_versions
+        }
+    )
+    if len(seen) < 2:
+        return []
+    return [
+        "NB: these runs of our samplers come from several versions of kernelbandits: "
+        + ", ".join(v or "unknown" for v in seen)
+        + " (the store resumes runs whatever code made them)."
+    ]
 
 
 def verdict(ours: float, gp: float, band: float = BAND, atol: float = ATOL) -> str:
@@ -885,7 +935,7 @@ def code_version() -> str:
     return f"{version} ({commit}{'+dirty' if dirty else ''})"
 
 
-PATH_OPTIONS = {"--store": "STORE", "--readme": None, "--plots": None}
+PATH_OPTIONS = {"--store": "STORE", "--readme": None, "--plots": None, "--details": None}
 
 
 def command_line(argv: Sequence[str], script: str = "benchmarks/sample_efficiency.py") -> str:
@@ -932,23 +982,7 @@ def report(
     medians = {p: {s: cell.quartiles(at)[1] for s, cell in c.items()} for p, c in cells.items()}
     ms = {p: {s: cell.ms_per_trial() for s, cell in c.items()} for p, c in cells.items()}
     text, _ = verdict_block(medians, ms, ours, at)
-    # only our samplers' runs depend on kernelbandits' code (the peers' are kept across
-    # versions of it)
-    versions_seen = sorted(
-        {
-            v
-            for c in cells.values()
-            for name, cell in c.items()
-            if name.startswith("kb")
-            for v in cell.code_versions
-        }
-    )
-    if len(versions_seen) > 1:
-        tables.append(
-            "NB: these runs of our samplers come from several versions of kernelbandits: "
-            + ", ".join(v or "unknown" for v in versions_seen)
-            + " (the store resumes runs whatever code made them)."
-        )
+    tables += versions_note(cells, lambda name: name.startswith("kb"))
     return "\n\n".join(tables), text, cells
 
 
@@ -1020,16 +1054,15 @@ def _column(sampler: str, cells: Mapping[str, Mapping[str, Cell]], seeds: int) -
 
 
 def rewrite_readme(
-    path: Path, block: str, markers: tuple[str, str] = (MARKER_START, MARKER_END)
+    path: Path, block: str, start: str = MARKER_START, end: str = MARKER_END
 ) -> None:
-    """Replace what lies between the two ``markers`` of ``path`` by ``block``."""
-    MARKER_START, MARKER_END = markers
+    """Replace what lies between the markers ``start`` and ``end`` of ``path`` by ``block``."""
     text = path.read_text()
-    if text.count(MARKER_START) != 1 or text.count(MARKER_END) != 1:
-        raise ValueError(f"{path.name} must hold {MARKER_START} and {MARKER_END} once each")
-    head, rest = text.split(MARKER_START)
-    _, tail = rest.split(MARKER_END)
-    path.write_text(f"{head}{MARKER_START}\n{block.strip()}\n{MARKER_END}{tail}")
+    if text.count(start) != 1 or text.count(end) != 1:
+        raise ValueError(f"{path.name} must hold {start} and {end} once each")
+    head, rest = text.split(start)
+    _, tail = rest.split(end)
+    path.write_text(f"{head}{start}\n{block.strip()}\n{end}{tail}")
 
 
 def plot(cells: Mapping[str, Mapping[str, Cell]], out_dir: Path, seeds: int) -> Path:
