@@ -71,8 +71,9 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   values) are :class:`GPUCBSampler`'s defaults, not App. G's ``nu = 10``, ``lambda_ucb^2 =
   0.01`` (tuned for noisy synthetic tasks; on the test family ``1e-2`` won 6/8 seeds, ``1e-3``
   7/8).
-* **Stateless.** Everything is rebuilt from the storage at every trial (the kernel is re-learned
-  each time; it changes only if an earlier study changes), so ``load_study(...,
+* **Stateless.** Everything is rebuilt from the storage at every trial (the kernel's META-KGL
+  fit is memoised by the earlier studies' data, so it is recomputed only when an earlier study
+  changes; the output scale and noise are refitted at every trial), so ``load_study(...,
   sampler=LIBOSampler(family, seed=s, n_trials=n))`` resumes a study exactly, provided its
   earlier studies are finished.
 
@@ -82,6 +83,7 @@ no public accessor for a study's storage).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
 import zlib
@@ -454,6 +456,7 @@ class LIBOSampler(GPUCBSampler):
         self._lam, self._omega, self._noise_var = float(lam), float(omega), float(noise_var)
         self._on_mismatch = on_mismatch
         self._skip_warned: set[str] = set()
+        self._kernels: dict[bytes, KernelEstimate] = {}  # META-KGL fits by their data
 
     # -- the family -----------------------------------------------------------------------------
     def _earlier(self, study: Study) -> list[Any]:
@@ -566,7 +569,7 @@ class LIBOSampler(GPUCBSampler):
                 used.append(fs.study_name)
         estimate = None
         if tasks:
-            estimate = MetaKGL(base, lam=self._lam, omega=self._omega).fit(tasks)
+            estimate = self._meta_kgl(base, names, tasks)
         return FamilyKernel(
             task=len(earlier) + 1,
             n_forced=self.n_forced(study),
@@ -577,6 +580,27 @@ class LIBOSampler(GPUCBSampler):
             estimate=estimate,
             kernel=base.kernel(None) if estimate is None else estimate.kernel,
         )
+
+    def _meta_kgl(
+        self, base: BaseKernels, names: tuple[str, ...], tasks: list[tuple[np.ndarray, np.ndarray]]
+    ) -> KernelEstimate:
+        """META-KGL on ``tasks``, memoised by the bytes of the tasks' data and the base kernels'
+        names: the kernel depends on the earlier studies only, so the trials of one study all
+        reuse one fit (the group lasso was 0.56 s of a 0.70 s trial at the 8th study of a
+        5-D family) while a change in an earlier study still refits."""
+        digest = hashlib.blake2b(digest_size=20)
+        digest.update("|".join(names).encode())
+        digest.update(np.array([self._lam, self._omega]).tobytes())
+        for X, y in tasks:
+            digest.update(np.ascontiguousarray(X, dtype=float).tobytes())
+            digest.update(np.ascontiguousarray(y, dtype=float).tobytes())
+            digest.update(b"|")
+        key = digest.digest()
+        if key not in self._kernels:
+            if len(self._kernels) >= 8:
+                self._kernels.pop(next(iter(self._kernels)))
+            self._kernels[key] = MetaKGL(base, lam=self._lam, omega=self._omega).fit(tasks)
+        return self._kernels[key]
 
     # -- the sampler ----------------------------------------------------------------------------
     def _make_policy(
