@@ -26,6 +26,7 @@ What is measured: on a *target* tuning task, given a finished *source* study of 
 * **Samplers** on the target, ``--trials`` (default 30) trials, seeds ``0..--seeds-1`` (10):
   ``deltabo`` = ``DeltaBOSampler(source_study, seed=seed)`` (defaults: fitted model);
   ``deltabo-fixed`` = the same with ``hyperparameters="fixed"`` (the model before fitting);
+  ``deltabo-fitsource`` = with ``hyperparameters="map+source"`` (the source model fitted too);
   ``warm-gp`` = ``study.enqueue_trial`` of the source's 5 best configurations, then Optuna's
   ``GPSampler(seed=seed)`` (the enqueued trials count in the budget); ``optuna-gp``,
   ``optuna-tpe`` = Optuna's ``GPSampler`` / ``TPESampler`` without transfer; ``kb-gp`` =
@@ -209,6 +210,8 @@ def make_sampler(name: str, seed: int, source: optuna.Study) -> optuna.samplers.
         return DeltaBOSampler(source, seed=seed)
     if name == "deltabo-fixed":
         return DeltaBOSampler(source, seed=seed, hyperparameters="fixed")
+    if name == "deltabo-fitsource":
+        return DeltaBOSampler(source, seed=seed, hyperparameters="map+source")
     if name in ("optuna-gp", "warm-gp"):
         return optuna.samplers.GPSampler(seed=seed)
     if name == "optuna-tpe":
@@ -218,10 +221,19 @@ def make_sampler(name: str, seed: int, source: optuna.Study) -> optuna.samplers.
     raise ValueError(f"unknown sampler {name!r}")
 
 
-SAMPLERS = ("deltabo", "deltabo-fixed", "warm-gp", "optuna-gp", "optuna-tpe", "kb-gp")
+SAMPLERS = (
+    "deltabo",
+    "deltabo-fixed",
+    "deltabo-fitsource",
+    "warm-gp",
+    "optuna-gp",
+    "optuna-tpe",
+    "kb-gp",
+)
 SPECS = {
     "deltabo": "DeltaBOSampler(source, seed=seed)",
     "deltabo-fixed": "DeltaBOSampler(source, seed=seed, hyperparameters='fixed')",
+    "deltabo-fitsource": "DeltaBOSampler(source, seed=seed, hyperparameters='map+source')",
     "warm-gp": f"enqueue the source's {N_WARM} best, then GPSampler(seed=seed)",
     "optuna-gp": "GPSampler(seed=seed)",
     "optuna-tpe": "TPESampler(seed=seed)",
