@@ -359,11 +359,16 @@ def report(store: Path, n_trials: int, n_source: int, argv: Sequence[str]) -> st
         if r["n_trials"] == n_trials and r["n_source"] == n_source:
             runs.setdefault(r["pair"], {}).setdefault(r["sampler"], {})[r["seed"]] = r
     v = versions()
+    codes = sorted(
+        {r.get("code", "?") for p in runs.values() for s in p.values() for r in s.values()}
+    )
     out = [
         f"Command: `{command_line(argv, SCRIPT)}`; report written {dt.date.today()}.",
         "",
         f"Machine: {cpu_model()}, one thread per run; Python {platform.python_version()}, "
-        f"optuna {v['optuna']}, kernelbandits {code_version()}.",
+        f"optuna {v['optuna']}; runs made by kernelbandits {', '.join(codes)} (the samplers "
+        "that did not change between these versions were not rerun). Times per trial are of "
+        "runs that shared the machine with other jobs: indicative only.",
         "",
         f"Source: a finished study of {n_source} TPE trials on the source task. Samplers: "
         + "; ".join(f"`{k}` = `{SPECS[k]}`" for k in SAMPLERS)

@@ -424,6 +424,11 @@ class LIBOSampler(GPUCBSampler):
         the family's first study, which has no earlier study to learn a kernel from, is run as
         :class:`GPUCBSampler` with type-II MAP hyperparameters; ``"fixed"``: the meta-learned
         (or base) kernel as it is, with ``noise_var`` (the behaviour before this option).
+    warm_start
+        ``True`` (default): the forced-exploration trials of a study first replay the best
+        configuration of each earlier study of the family (most recent first, each once; a
+        parameter whose distribution differs is drawn uniformly), then draw uniformly as Alg. 2
+        does; ``False``: all uniform (Alg. 2 with Alg. 5).
     """
 
     def __init__(
@@ -439,6 +444,7 @@ class LIBOSampler(GPUCBSampler):
         noise_var: float = 1e-3,
         on_mismatch: Literal["raise", "skip"] = "raise",
         hyperparameters: Literal["fixed", "map"] = "map",
+        warm_start: bool = True,
     ) -> None:
         if not isinstance(family, str) or not family:
             raise ValueError(f"family must be a non-empty string; got {family!r}")
@@ -457,6 +463,9 @@ class LIBOSampler(GPUCBSampler):
         self._on_mismatch = on_mismatch
         self._skip_warned: set[str] = set()
         self._kernels: dict[bytes, KernelEstimate] = {}  # META-KGL fits by their data
+        if not isinstance(warm_start, bool):
+            raise ValueError(f"warm_start must be True or False; got {warm_start!r}")
+        self._warm_start = warm_start
 
     # -- the family -----------------------------------------------------------------------------
     def _earlier(self, study: Study) -> list[Any]:
@@ -660,12 +669,44 @@ class LIBOSampler(GPUCBSampler):
         if not self.is_forced(study, trial):
             return super().sample_independent(study, trial, param_name, param_distribution)
         self._check_single_objective(study)
+        slot = self._slot(study, trial)
+        if self._warm_start:
+            replay = self._earlier_best(study)
+            if (
+                slot < len(replay)
+                and replay[slot].get(param_name, (None,))[0] == param_distribution
+            ):
+                return replay[slot][param_name][1]
         s = len(self._earlier(study)) + 1
-        entropy = [self._seed, s, self._slot(study, trial), zlib.crc32(param_name.encode())]
+        entropy = [self._seed, s, slot, zlib.crc32(param_name.encode())]
         sub_seed = int(np.random.SeedSequence(entropy).generate_state(1)[0])
         return RandomSampler(seed=sub_seed).sample_independent(
             study, trial, param_name, param_distribution
         )
+
+    def _earlier_best(self, study: Study) -> list[dict[str, tuple[BaseDistribution, Any]]]:
+        """The best COMPLETE trial of each earlier study of the family, most recent first,
+        as ``{name: (distribution, value)}``; repeated configurations are kept once."""
+        storage: BaseStorage = study._storage
+        out: list[dict[str, tuple[BaseDistribution, Any]]] = []
+        for fs in reversed(self._earlier(study)):
+            if len(fs.directions) > 1:
+                continue
+            sign = -1.0 if fs.directions[0] == StudyDirection.MINIMIZE else 1.0
+            done = [
+                t
+                for t in storage.get_all_trials(
+                    fs._study_id, deepcopy=False, states=(TrialState.COMPLETE,)
+                )
+                if t.value is not None and math.isfinite(t.value)
+            ]
+            if not done:
+                continue
+            best = max(done, key=lambda t: sign * float(t.value or 0.0))
+            config = {n: (best.distributions[n], v) for n, v in best.params.items()}
+            if config not in out:
+                out.append(config)
+        return out
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
         """Join the family (``ValueError`` if the study belongs to another one)."""
