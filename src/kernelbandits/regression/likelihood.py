@@ -16,6 +16,7 @@ eq. 5.9; checked against finite differences and scikit-learn in the tests).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -225,22 +226,48 @@ def fit_map(
     bounds = np.column_stack([mean - 4.0 * sd, mean + 4.0 * sd])
     bounds[-1, 0] = max(bounds[-1, 0], _LOG_NOISE_FLOOR)
 
+    def log_likelihood(params: FloatArray) -> tuple[float, FloatArray]:
+        return log_marginal_likelihood_and_gradient(
+            kernel.with_theta(params[:-1]), Xa, ya, float(np.exp(params[-1]))
+        )
+
+    start = np.append(kernel.theta, np.log(lam0))
+    params = maximize_log_posterior(log_likelihood, mean, sd, bounds, start, n_starts, seed)
+    return kernel.with_theta(params[:-1]), float(np.exp(params[-1]))
+
+
+def maximize_log_posterior(
+    log_likelihood: Callable[[FloatArray], tuple[float, FloatArray]],
+    mean: FloatArray,
+    sd: FloatArray,
+    bounds: FloatArray,
+    start: FloatArray,
+    n_starts: int,
+    seed: SeedLike,
+) -> FloatArray:
+    """The maximiser ``p (q,)`` of ``log_likelihood(p) + sum_i log N(p_i; mean_i, sd_i^2)``.
+
+    ``log_likelihood`` returns the value and its gradient ``(q,)`` (a ``LinAlgError`` counts as
+    an impossible point); ``mean``, ``sd`` ``(q,)`` are the independent normal priors on the
+    parameters and ``bounds (q, 2)`` their box. L-BFGS-B runs from ``start`` (clipped to the
+    box; a warm start) and from ``n_starts`` draws of the prior (clipped) made with ``seed``;
+    the best end point is returned. Shared by :func:`fit_map` and
+    :func:`kernelbandits.regression.icm_likelihood.fit_icm_map`.
+    """
+
     def objective(params: FloatArray) -> tuple[float, FloatArray]:
         try:
-            value, grad = log_marginal_likelihood_and_gradient(
-                kernel.with_theta(params[:-1]), Xa, ya, float(np.exp(params[-1]))
-            )
+            value, grad = log_likelihood(params)
         except LinAlgError:
             return 1e25, np.zeros_like(params)
-        z = (params - mean) / sd
+        z = (params - mean) / sd  # the log prior is -z^2 / 2 (+ const), its gradient -z / sd
         return -(value - 0.5 * float(z @ z)), -(grad - z / sd)
 
     rng = as_generator(seed)
-    starts = [np.clip(np.append(kernel.theta, np.log(lam0)), bounds[:, 0], bounds[:, 1])]
+    starts = [np.clip(start, bounds[:, 0], bounds[:, 1])]
     starts += [np.clip(rng.normal(mean, sd), bounds[:, 0], bounds[:, 1]) for _ in range(n_starts)]
     best = min(
         (minimize(objective, s, jac=True, method="L-BFGS-B", bounds=bounds) for s in starts),
         key=lambda res: float(res.fun),
     )
-    params = np.asarray(best.x, dtype=float)
-    return kernel.with_theta(params[:-1]), float(np.exp(params[-1]))
+    return np.asarray(best.x, dtype=float)
