@@ -364,20 +364,20 @@ def _key(rec: Mapping[str, Any]) -> tuple[str, str, int, int, int]:
 
 # -- the report ---------------------------------------------------------------------------------
 class Runs(se.Cell):
-    """The runs of one sampler on one family: ``regret`` and ``seconds`` are (seeds, studies,
-    trials)."""
+    """The runs of one sampler on one family: ``curve`` (the simple regret of each study) and
+    ``seconds`` are (seeds, studies, trials)."""
 
     def cumulative(self) -> FloatArray:
         """``(seeds,)`` the headline: ``sum_s r_s(n)``."""
-        return self.regret[:, :, -1].sum(axis=1)
+        return self.curve[:, :, -1].sum(axis=1)
 
     def area(self) -> FloatArray:
         """``(seeds,)`` the area under the curves: ``sum_s sum_t r_s(t)``."""
-        return self.regret.sum(axis=(1, 2))
+        return self.curve.sum(axis=(1, 2))
 
     def per_study(self, t: int) -> FloatArray:
         """``(seeds,)`` the mean regret per study after ``t`` trials, ``mean_s r_s(t)``."""
-        return self.regret[:, :, t - 1].mean(axis=1)
+        return self.curve[:, :, t - 1].mean(axis=1)
 
     def ms_per_trial(self, last_study: bool = False) -> float:
         """Mean wall time per trial in ms, over all trials or over the last study's."""
@@ -439,7 +439,7 @@ def checkpoints(n_trials: int) -> list[int]:
 def family_table(name: str, cells: Mapping[str, Runs], n_trials: int, seeds: int) -> str:
     """One row per sampler: cumulative regret, area, regret per study, wins, time."""
     family = get_family(name)
-    n_studies = next(iter(cells.values())).regret.shape[1]
+    n_studies = next(iter(cells.values())).curve.shape[1]
     cps = checkpoints(n_trials)
     lines = [
         f"**{name}** ({family.label}; {n_studies} studies x {n_trials} trials, mean ± se over "
@@ -481,8 +481,8 @@ def study_table(name: str, cells: Mapping[str, Runs]) -> str:
         return ""
     ours, theirs = cells[OURS], cells[rival]
     common = sorted(set(ours.seeds) & set(theirs.seeds))
-    a = ours.regret[[ours.seeds.index(k) for k in common]]
-    b = theirs.regret[[theirs.seeds.index(k) for k in common]]
+    a = ours.curve[[ours.seeds.index(k) for k in common]]
+    b = theirs.curve[[theirs.seeds.index(k) for k in common]]
     n_trials = a.shape[2]
     names = list(cells)
     lines = [
@@ -496,7 +496,7 @@ def study_table(name: str, cells: Mapping[str, Runs]) -> str:
         "|---:|" + "---:|" * (len(names) + 2),
     ]
     for s in range(a.shape[1]):
-        row = [mean_se(cells[n].regret[:, s, -1]) for n in names]
+        row = [mean_se(cells[n].curve[:, s, -1]) for n in names]
         row.append(mean_se(a[:, s, -1] - b[:, s, -1]))
         row.append(mean_se(a[:, s].mean(axis=1) - b[:, s].mean(axis=1)))
         lines.append(f"| {s + 1} | " + " | ".join(row) + " |")

@@ -407,8 +407,12 @@ def _literal(text: str) -> Any:
         return text
 
 
-def parse_variant(text: str) -> SamplerSpec:
-    """``NAME:key=value,key=value`` -> ``GPUCBSampler(seed=seed, key=value, ...)`` named NAME.
+def parse_variant(
+    text: str, family: str = "kb-gpucb", builtin: Mapping[str, SamplerSpec] | None = None
+) -> SamplerSpec:
+    """``NAME:key=value,key=value`` -> ``GPUCBSampler(seed=seed, key=value, ...)`` named NAME
+    (another sampler with ``family``, a key of :data:`FAMILIES`; NAME must not be a key of
+    ``builtin``, default :data:`SAMPLERS`).
 
     Values are parsed by ``ast.literal_eval`` (``3`` -> int, ``'map'`` or ``map`` -> str,
     ``None`` -> None); a value cannot contain a comma."""
@@ -416,7 +420,7 @@ def parse_variant(text: str) -> SamplerSpec:
     name = name.strip()
     if not name or not sep:
         raise ValueError(f"--variant must look like NAME:key=value,key=value; got {text!r}")
-    if name in SAMPLERS:
+    if name in (SAMPLERS if builtin is None else builtin):
         raise ValueError(f"--variant name {name!r} is a built-in sampler; choose another")
     kwargs = []
     for item in filter(None, (p.strip() for p in rest.split(","))):
@@ -424,7 +428,7 @@ def parse_variant(text: str) -> SamplerSpec:
         if not eq or not key.strip().isidentifier():
             raise ValueError(f"--variant {name}: {item!r} is not key=value")
         kwargs.append((key.strip(), _literal(value.strip())))
-    spec = SamplerSpec(name, "kb-gpucb", tuple(kwargs))
+    spec = SamplerSpec(name, family, tuple(kwargs))
     try:
         spec.build(0)  # fail now on a bad keyword, not in every worker
     except TypeError as err:
@@ -549,6 +553,22 @@ def run_task(task: Task) -> dict[str, Any]:
                 problem, task.sampler, task.seed, task.n_trials, rng
             )
     counts.update(w.category.__name__ for w in caught)
+    fields = {
+        "f_star": problem.f_star,
+        "regret": regret_curve(true, problem.f_star),
+        "seconds": seconds,
+        "true": true,
+        "observed": observed,
+    }
+    return make_record(task, fields, counts, t0)
+
+
+def make_record(
+    task: Task, fields: Mapping[str, Any], counts: Mapping[str, int], t0: float
+) -> dict[str, Any]:
+    """The store's record of ``task``: what names the run (its key, how the sampler was built,
+    the code), the benchmark's ``fields``, the ``counts`` of warnings by category and the wall
+    time since ``t0`` (``time.perf_counter()``)."""
     return {
         "problem": task.problem,
         "sampler": task.sampler.name,
@@ -556,11 +576,7 @@ def run_task(task: Task) -> dict[str, Any]:
         "n_trials": task.n_trials,
         "spec": task.sampler.describe(),
         "code_version": task.code_version,
-        "f_star": problem.f_star,
-        "regret": regret_curve(true, problem.f_star),
-        "seconds": seconds,
-        "true": true,
-        "observed": observed,
+        **fields,
         "warnings": dict(counts),
         "wall_seconds": time.perf_counter() - t0,
         "finished": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -598,20 +614,34 @@ def _append(store: Path, record: Mapping[str, Any], name: str = STORE_FILE) -> N
 
 
 def _progress(i: int, n: int, rec: Mapping[str, Any]) -> None:
+    print_progress(i, n, rec, f"regret {rec['regret'][-1]:.4g}")
+
+
+def print_progress(i: int, n: int, rec: Mapping[str, Any], outcome: str) -> None:
+    """One line for the ``i``-th of ``n`` finished runs: its key, ``outcome``, the mean time
+    per trial of its last trials, its wall time and its number of warnings."""
     ms = 1000 * float(np.mean(rec["seconds"][-TIME_WINDOW:]))
     warned = sum(rec["warnings"].values())
     note = f", {warned} warnings" if warned else ""
     print(
-        f"[{i}/{n}] {rec['problem']} {rec['sampler']} seed={rec['seed']}: regret "
-        f"{rec['regret'][-1]:.4g} after {rec['n_trials']} trials, {ms:.1f} ms/trial (last "
+        f"[{i}/{n}] {rec['problem']} {rec['sampler']} seed={rec['seed']}: {outcome} after "
+        f"{rec['n_trials']} trials, {ms:.1f} ms/trial (last "
         f"{min(TIME_WINDOW, rec['n_trials'])}), {rec['wall_seconds']:.1f} s{note}",
         flush=True,
     )
 
 
-def run_tasks(tasks: Sequence[Task], store: Path, jobs: int = 1) -> tuple[int, int]:
+def run_tasks(
+    tasks: Sequence[Task],
+    store: Path,
+    jobs: int = 1,
+    runner: Callable[[Task], dict[str, Any]] | None = None,
+    progress: Callable[[int, int, Mapping[str, Any]], None] | None = None,
+) -> tuple[int, int]:
     """Run the tasks not yet in ``store`` (``jobs`` spawned processes, or in-process for 1),
-    appending each record as it finishes. Returns (runs done, runs failed).
+    appending each record as it finishes. Returns (runs done, runs failed). ``runner`` makes a
+    task's record (default :func:`run_task`; another benchmark's must be importable by the
+    spawned workers), ``progress`` prints it (default :func:`_progress`).
 
     Raises:
         ValueError: a stored run of the same key was made by a differently built sampler
@@ -632,7 +662,7 @@ def run_tasks(tasks: Sequence[Task], store: Path, jobs: int = 1) -> tuple[int, i
                 f"{task.sampler.describe()}: give the variant another name"
             )
     print(f"{len(todo)} runs to do, {len(tasks) - len(todo)} already in the store", flush=True)
-    return run_pool(todo, run_task, store, jobs, _progress)
+    return run_pool(todo, runner or run_task, store, jobs, progress or _progress)
 
 
 def run_pool(
@@ -682,17 +712,19 @@ def checkpoints(n_trials: int) -> list[int]:
 
 @dataclass
 class Cell:
-    """The runs of one sampler on one problem: ``regret`` and ``seconds`` are (seeds, trials)."""
+    """The runs of one sampler on one problem: ``curve`` (the simple regret here; another
+    benchmark's per-trial curve, e.g. the hypervolume of ``optuna_multiobjective.py``) and
+    ``seconds`` are (seeds, trials)."""
 
     seeds: list[int]
-    regret: FloatArray
+    curve: FloatArray
     seconds: FloatArray
     warnings: Counter[str] = field(default_factory=Counter)
     code_versions: set[str] = field(default_factory=set)
 
     def quartiles(self, n: int) -> tuple[float, float, float]:
-        """(q1, median, q3) over seeds of the simple regret after ``n`` trials."""
-        q1, med, q3 = np.percentile(self.regret[:, n - 1], [25, 50, 75])
+        """(q1, median, q3) over seeds of the curve (simple regret) after ``n`` trials."""
+        q1, med, q3 = np.percentile(self.curve[:, n - 1], [25, 50, 75])
         return float(q1), float(med), float(q3)
 
     def ms_per_trial(self) -> float:
@@ -710,12 +742,14 @@ def collect(
     row: str = "problem",
     keep: Callable[[Mapping[str, Any]], bool] | None = None,
     cell_type: type[Cell] = Cell,
+    curve: str = "regret",
 ) -> dict[str, dict[str, Cell]]:
     """problem -> sampler -> :class:`Cell` of the stored runs with ``n_trials`` trials and a seed
     below ``seeds`` (the last record wins if a run is stored twice).
 
     For other stores: ``row`` is the record field of the rows (``problems`` lists its values),
-    ``keep`` a further filter of the records, ``cell_type`` the class built from each group."""
+    ``keep`` a further filter of the records, ``cell_type`` the class built from each group and
+    ``curve`` the records' field that becomes the cells' curve."""
     runs: dict[tuple[str, str], dict[int, Mapping[str, Any]]] = {}
     for rec in records:
         if (
@@ -735,7 +769,7 @@ def collect(
             order = sorted(by_seed)
             cell = cell_type(
                 order,
-                np.array([by_seed[k]["regret"] for k in order], dtype=float),
+                np.array([by_seed[k][curve] for k in order], dtype=float),
                 np.array([by_seed[k]["seconds"] for k in order], dtype=float),
             )
             for k in order:
@@ -755,27 +789,45 @@ def fmt_ms(x: float) -> str:
 
 def problem_table(problem: str, cells: Mapping[str, Cell], n_trials: int, seeds: int) -> str:
     """Markdown table of one problem."""
+    prob = get_problem(problem)
+
+    def quartiles(cell: Cell, n: int) -> str:
+        q1, med, q3 = cell.quartiles(n)
+        return f"{fmt_regret(med)} [{fmt_regret(q1)}, {fmt_regret(q3)}]"
+
+    title = f"**{problem}** ({prob.label}; f* = {prob.f_star:.6g})"
+    return cells_table(
+        title, cells, n_trials, seeds, "regret after {n}: median [q1, q3]", quartiles
+    )
+
+
+def cells_table(
+    title: str,
+    cells: Mapping[str, Cell],
+    n_trials: int,
+    seeds: int,
+    column: str,
+    text: Callable[[Cell, int], str],
+) -> str:
+    """Markdown table under ``title``: one row per sampler, its number of seeds, one column per
+    checkpoint ``n`` (header ``column.format(n=n)``, entries ``text(cell, n)``) and the mean ms
+    per trial over the last :data:`TIME_WINDOW` trials; then the warnings of the runs."""
     cps = checkpoints(n_trials)
     lo = max(1, n_trials - TIME_WINDOW + 1)
-    prob = get_problem(problem)
     lines = [
-        f"**{problem}** ({prob.label}; f* = {prob.f_star:.6g})",
+        title,
         "",
         "| sampler | seeds | "
-        + " | ".join(f"regret after {c}: median [q1, q3]" for c in cps)
+        + " | ".join(column.format(n=c) for c in cps)
         + f" | ms/trial (trials {lo}-{n_trials}) |",
         "|---|---:|" + "---|" * len(cps) + "---:|",
     ]
     for name, cell in cells.items():
-        regrets = []
-        for c in cps:
-            q1, med, q3 = cell.quartiles(c)
-            regrets.append(f"{fmt_regret(med)} [{fmt_regret(q1)}, {fmt_regret(q3)}]")
         n = len(cell.seeds)
         seeds_txt = str(n) if n == seeds else f"{n} of {seeds}"
         lines.append(
             f"| {name} | {seeds_txt} | "
-            + " | ".join(regrets)
+            + " | ".join(text(cell, c) for c in cps)
             + f" | {fmt_ms(cell.ms_per_trial())} |"
         )
     return "\n".join(lines + warnings_note(cells))
@@ -791,11 +843,17 @@ def warnings_note(cells: Mapping[str, Cell]) -> list[str]:
     return ["", "Warnings during these runs: " + "; ".join(warned) + "."] if warned else []
 
 
+def is_ours(name: str) -> bool:
+    """Whether the sampler ``name`` is one of kernelbandits' (named ``kb...``)."""
+    return name.startswith("kb")
+
+
 def versions_note(
-    cells: Mapping[str, Mapping[str, Cell]], ours: Callable[[str], bool]
+    cells: Mapping[str, Mapping[str, Cell]], ours: Callable[[str], bool] = is_ours
 ) -> list[str]:
-    """A note when the runs of our samplers (names for which ``ours`` is true: only they depend
-    on kernelbandits' code) come from several versions of it, else ``[]``."""
+    """``[note]`` when the runs of our samplers (names for which ``ours`` is true, default
+    ``kb...``: only they depend on kernelbandits' code, the peers' runs are kept across
+    versions of it) come from several versions of kernelbandits, else ``[]``."""
     seen = sorted(
         {
             v
@@ -939,8 +997,8 @@ PATH_OPTIONS = {"--store": "STORE", "--readme": None, "--plots": None, "--detail
 
 
 def command_line(argv: Sequence[str], script: str = "benchmarks/sample_efficiency.py") -> str:
-    """The command, with the store shown as ``STORE`` and absolute paths as ``PATH`` (no path
-    of this machine goes into the README)."""
+    """The command running ``script``, with the store shown as ``STORE`` and absolute paths as
+    ``PATH`` (no path of this machine goes into the README)."""
 
     def clean(opt: str, value: str) -> str:
         fixed = PATH_OPTIONS[opt]
@@ -982,7 +1040,7 @@ def report(
     medians = {p: {s: cell.quartiles(at)[1] for s, cell in c.items()} for p, c in cells.items()}
     ms = {p: {s: cell.ms_per_trial() for s, cell in c.items()} for p, c in cells.items()}
     text, _ = verdict_block(medians, ms, ours, at)
-    tables += versions_note(cells, lambda name: name.startswith("kb"))
+    tables += versions_note(cells)
     return "\n\n".join(tables), text, cells
 
 
@@ -1079,7 +1137,7 @@ def plot(cells: Mapping[str, Mapping[str, Cell]], out_dir: Path, seeds: int) -> 
     colors: dict[str, Any] = {}
     for ax, p in zip(axes.flat, names, strict=False):
         for s, cell in cells[p].items():
-            q1, med, q3 = np.percentile(np.maximum(cell.regret, PLOT_FLOOR), [25, 50, 75], axis=0)
+            q1, med, q3 = np.percentile(np.maximum(cell.curve, PLOT_FLOOR), [25, 50, 75], axis=0)
             t = np.arange(1, med.size + 1)
             (line,) = ax.plot(t, med, label=s, color=colors.get(s))
             colors.setdefault(s, line.get_color())
@@ -1106,18 +1164,14 @@ def plot(cells: Mapping[str, Mapping[str, Cell]], out_dir: Path, seeds: int) -> 
 
 
 # -- command line -------------------------------------------------------------------------------
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(
-        description="Sample efficiency of kernelbandits' Optuna samplers vs Optuna and BoTorch.",
-    )
+def add_run_arguments(ap: argparse.ArgumentParser, variant_help: str, readme_help: str) -> None:
+    """The options of a benchmark run (shared with ``optuna_multiobjective.py``): the
+    selection (``--problems``, ``--samplers``, ``--variant``), its size (``--seeds``,
+    ``--trials``), ``--jobs``, ``--store``, ``--readme`` and ``--report-only``."""
     ap.add_argument("--problems", nargs="+", help="problem names (default: all available)")
     ap.add_argument("--samplers", nargs="+", help="sampler names (default: all available)")
     ap.add_argument(
-        "--variant",
-        action="append",
-        default=[],
-        metavar="NAME:key=value,...",
-        help="also run GPUCBSampler(seed=seed, key=value, ...) under NAME (repeatable)",
+        "--variant", action="append", default=[], metavar="NAME:key=value,...", help=variant_help
     )
     ap.add_argument("--seeds", type=int, default=10, help="seeds 0..N-1 (default 10)")
     ap.add_argument("--trials", type=int, default=100, help="trials per run (default 100)")
@@ -1125,7 +1179,78 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--jobs", type=int, default=1, help="parallel single-threaded processes (default 1)"
     )
     ap.add_argument("--store", required=True, type=Path, help="directory of runs.jsonl")
-    ap.add_argument("--readme", type=Path, help="rewrite this README's sample-efficiency block")
+    ap.add_argument("--readme", type=Path, help=readme_help)
+    ap.add_argument("--report-only", action="store_true", help="report the store, run nothing")
+
+
+def check_run_arguments(
+    ap: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    problems: Sequence[str],
+    samplers: Sequence[str],
+    variant: Callable[[str], SamplerSpec],
+) -> None:
+    """Check the parsed options of :func:`add_run_arguments` against the available
+    ``problems`` and ``samplers`` (``ap.error`` otherwise), defaulting to all of them; set
+    ``args.variant_specs`` (each ``--variant`` parsed by ``variant``) and add the variants to
+    ``args.samplers``."""
+    if args.seeds < 1 or args.trials < 1 or args.jobs < 1:
+        ap.error("--seeds, --trials and --jobs must be positive")
+    try:
+        args.variant_specs = [variant(v) for v in args.variant]
+    except ValueError as err:
+        ap.error(str(err))
+    args.problems = args.problems or list(problems)
+    for p in args.problems:
+        if p not in problems:
+            ap.error(f"unknown or unavailable problem {p!r}; available: {list(problems)}")
+    args.samplers = list(args.samplers or samplers)
+    for s in args.samplers:
+        if s not in samplers:
+            ap.error(f"unknown or unavailable sampler {s!r}; available: {list(samplers)}")
+    args.samplers += [v.name for v in args.variant_specs if v.name not in args.samplers]
+
+
+def selected_specs(
+    args: argparse.Namespace, builtin: Mapping[str, SamplerSpec]
+) -> dict[str, SamplerSpec]:
+    """The specs of ``args.samplers``, in that order: ``builtin`` ones and the variants."""
+    specs = {**builtin, **{v.name: v for v in args.variant_specs}}
+    return {name: specs[name] for name in args.samplers}
+
+
+def run_selection(
+    args: argparse.Namespace,
+    specs: Mapping[str, SamplerSpec],
+    runner: Callable[[Task], dict[str, Any]] | None = None,
+    progress: Callable[[int, int, Mapping[str, Any]], None] | None = None,
+) -> int:
+    """Run every (seed, problem, sampler) of ``args`` not yet in the store, one thread per run
+    (see :func:`run_tasks` for ``runner`` and ``progress``); the number of failed runs."""
+    for var in THREAD_VARS:  # inherited by the spawned workers before they import anything
+        os.environ[var] = "1"
+    version = code_version()
+    tasks = [
+        Task(p, specs[s], seed, args.trials, version)
+        for seed in range(args.seeds)
+        for p in args.problems
+        for s in args.samplers
+    ]
+    t0 = time.perf_counter()
+    _, failed = run_tasks(tasks, args.store, args.jobs, runner, progress)
+    print(f"{time.perf_counter() - t0:.1f} s of runs, {failed} failed\n", flush=True)
+    return failed
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        description="Sample efficiency of kernelbandits' Optuna samplers vs Optuna and BoTorch.",
+    )
+    add_run_arguments(
+        ap,
+        "also run GPUCBSampler(seed=seed, key=value, ...) under NAME (repeatable)",
+        "rewrite this README's sample-efficiency block",
+    )
     ap.add_argument("--plots", type=Path, help="write DIR/sample_efficiency.png")
     ap.add_argument(
         "--details",
@@ -1136,25 +1261,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument(
         "--ours", default="kb-gpucb", help="the sampler the verdict is about (default kb-gpucb)"
     )
-    ap.add_argument("--report-only", action="store_true", help="report the store, run nothing")
     args = ap.parse_args(argv)
-    if args.seeds < 1 or args.trials < 1 or args.jobs < 1:
-        ap.error("--seeds, --trials and --jobs must be positive")
-    try:
-        args.variant_specs = [parse_variant(v) for v in args.variant]
-    except ValueError as err:
-        ap.error(str(err))
-    known_problems = available_problems()
-    args.problems = args.problems or known_problems
-    for p in args.problems:
-        if p not in known_problems:
-            ap.error(f"unknown or unavailable problem {p!r}; available: {known_problems}")
-    known_samplers = available_samplers()
-    args.samplers = list(args.samplers or known_samplers)
-    for s in args.samplers:
-        if s not in known_samplers:
-            ap.error(f"unknown or unavailable sampler {s!r}; available: {known_samplers}")
-    args.samplers += [v.name for v in args.variant_specs if v.name not in args.samplers]
+    check_run_arguments(ap, args, available_problems(), available_samplers(), parse_variant)
     return args
 
 
@@ -1163,22 +1271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    specs = {**SAMPLERS, **{v.name: v for v in args.variant_specs}}
-    specs = {name: specs[name] for name in args.samplers}
-    failed = 0
-    if not args.report_only:
-        for var in THREAD_VARS:  # inherited by the spawned workers before they import anything
-            os.environ[var] = "1"
-        version = code_version()
-        tasks = [
-            Task(p, specs[s], seed, args.trials, version)
-            for seed in range(args.seeds)
-            for p in args.problems
-            for s in args.samplers
-        ]
-        t0 = time.perf_counter()
-        _, failed = run_tasks(tasks, args.store, args.jobs)
-        print(f"{time.perf_counter() - t0:.1f} s of runs, {failed} failed\n", flush=True)
+    specs = selected_specs(args, SAMPLERS)
+    failed = 0 if args.report_only else run_selection(args, specs)
     tables, verdict_text, cells = report(
         load_store(args.store), args.problems, args.samplers, args.seeds, args.trials, args.ours
     )

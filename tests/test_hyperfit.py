@@ -234,7 +234,9 @@ def test_fit_scale_and_noise_matches_a_brute_force_grid() -> None:
 
     def log_post(lv: float, ln: float) -> float:
         c = np.exp(lv) * K + np.exp(ln) * np.eye(30)
-        return multivariate_normal(np.zeros(30), c).logpdf(y) - 0.5 * lv**2 - 0.5 * ((ln + 8) / 3) ** 2
+        return (
+            multivariate_normal(np.zeros(30), c).logpdf(y) - 0.5 * lv**2 - 0.5 * ((ln + 8) / 3) ** 2
+        )
 
     grid_v, grid_n = np.linspace(-1, 3, 81), np.linspace(-6, 0, 121)
     best = max((log_post(a, b), a, b) for a in grid_v for b in grid_n)

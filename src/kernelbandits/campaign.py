@@ -42,7 +42,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -57,6 +57,7 @@ from kernelbandits.policies.base import Policy
 from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta
 from kernelbandits.policies.bkb import BKB
 from kernelbandits.policies.gp import GPEI, GPTS, GPUCB
+from kernelbandits.regression.icm_likelihood import ICMFit, fit_icm_map
 from kernelbandits.regression.likelihood import fit_map, schedule_point
 from kernelbandits.space import SearchSpace
 
@@ -65,10 +66,13 @@ __all__ = [
     "PolicyFactory",
     "Trial",
     "bkb",
+    "fit_key",
     "gp",
     "gp_ucb",
+    "icm_map_fit",
     "map_fit",
     "policy_seed",
+    "refit_chain",
     "standardize",
     "warp_values",
     "yeo_johnson",
@@ -229,8 +233,56 @@ class _GPFactory:
         return copy
 
 
-_FITS: OrderedDict[bytes, tuple[Kernel, float]] = OrderedDict()
+_FITS: OrderedDict[bytes, Any] = OrderedDict()
 _FITS_SIZE = 512
+
+_Fit = TypeVar("_Fit")
+
+
+def refit_chain(
+    n: int, key: Callable[[int], bytes], fit: Callable[[int, _Fit | None], _Fit]
+) -> _Fit | None:
+    """The hyperparameter fit for ``n`` observations: the fit on their first
+    ``m = schedule_point(n)``, made by a chain of fits, one per point ``k <= m`` of the
+    geometric schedule (``k >= 2``), each warm-started from the one before.
+
+    ``fit(k, previous)`` fits the first ``k`` observations from the previous fit of the chain
+    (``None`` for the first); ``key(k)`` names that fit (a hash of the data of the prefix and
+    of everything else the fit depends on). Fits are memoised in-process (an LRU of 512 shared
+    by every chain), so a caller pays for one fit per schedule point, and the chain is a pure
+    function of the data: a fresh process recomputes it from its first fit and gets the same
+    result. ``None`` when ``n < 2``.
+    """
+    m = schedule_point(int(n))
+    points = [k for k in range(2, m + 1) if schedule_point(k) == k]
+    state: _Fit | None = None
+    todo = []
+    for k in reversed(points):  # the longest prefix already fitted
+        name = key(k)
+        if name in _FITS:
+            _FITS.move_to_end(name)
+            state = _FITS[name]
+            break
+        todo.append((k, name))
+    for k, name in reversed(todo):
+        state = fit(k, state)
+        _FITS[name] = state
+        if len(_FITS) > _FITS_SIZE:
+            _FITS.popitem(last=False)
+    return state
+
+
+def fit_key(tag: str, arrays: Sequence[ArrayLike], numbers: Sequence[float]) -> bytes:
+    """A 20-byte digest naming a fit in :func:`refit_chain`: ``tag``, the shapes and bytes of
+    ``arrays`` and the ``numbers``."""
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(tag.encode())
+    for part in arrays:
+        a = np.ascontiguousarray(part, dtype=float)
+        digest.update(np.array(a.shape, dtype=np.int64).tobytes())
+        digest.update(a.tobytes())
+    digest.update(np.array(numbers, dtype=float).tobytes())
+    return digest.digest()
 
 
 def map_fit(
@@ -248,46 +300,57 @@ def map_fit(
     from 4 draws of the prior as well, :func:`~kernelbandits.regression.likelihood.fit_map`);
     the first fit (2 points) starts from the isotropic ``lengthscale`` and ``noise_var``. Every
     fit is on its prefix's own standardised values (warped by :func:`warp_values` with
-    ``output_warping``). The chain is a pure function of
+    ``output_warping``). The chain (:func:`refit_chain`) is a pure function of
     ``(X, y, seed)``; fits are memoised in-process (an LRU of 512), so a campaign pays for one
     fit per schedule point, and a campaign restored in a fresh process recomputes the chain once.
     """
-    n = int(y.size)
-    m = schedule_point(n)
-    points = [k for k in range(2, m + 1) if schedule_point(k) == k]
-    kernel: Kernel = Matern(np.full(X.shape[1], lengthscale), 1.0, nu=2.5)
-    noise = noise_var
-    todo = []
-    for k in reversed(points):  # the longest prefix already fitted
-        key = _fit_key(X[:k], y[:k], seed, lengthscale, noise_var, output_warping)
-        if key in _FITS:
-            _FITS.move_to_end(key)
-            kernel, noise = _FITS[key]
-            break
-        todo.append((k, key))
-    for k, key in reversed(todo):
+    first: tuple[Kernel, float] = (Matern(np.full(X.shape[1], lengthscale), 1.0, nu=2.5), noise_var)
+    tag = "warped" if output_warping else "standardised"
+
+    def fit(k: int, previous: tuple[Kernel, float] | None) -> tuple[Kernel, float]:
+        kernel, noise = previous or first
         y_k = warp_values(y[:k]) if output_warping else standardize(y[:k])[0]
-        kernel, noise = fit_map(kernel, X[:k], y_k, noise, seed=np.random.SeedSequence([seed, k]))
-        _FITS[key] = (kernel, noise)
-        if len(_FITS) > _FITS_SIZE:
-            _FITS.popitem(last=False)
-    return kernel, noise
+        return fit_map(kernel, X[:k], y_k, noise, seed=np.random.SeedSequence([seed, k]))
+
+    def key(k: int) -> bytes:
+        return fit_key(tag, [X[:k], y[:k]], [seed, lengthscale, noise_var])
+
+    return refit_chain(int(y.size), key, fit) or first
 
 
-def _fit_key(
+def icm_map_fit(
     X: FloatArray,
-    y: FloatArray,
+    Y: FloatArray,
     seed: int,
-    lengthscale: float,
-    noise: float,
-    output_warping: bool,
-) -> bytes:
-    digest = hashlib.blake2b(digest_size=20)
-    digest.update(b"warped" if output_warping else b"standardised")
-    for part in (np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(y, dtype=float)):
-        digest.update(part.tobytes())
-    digest.update(np.array([seed, lengthscale, noise], dtype=float).tobytes())
-    return digest.digest()
+    rank: int = 1,
+    task_matrix: FloatArray | None = None,
+) -> ICMFit | None:
+    """The type-II MAP ICM hyperparameters
+    (:func:`~kernelbandits.regression.icm_likelihood.fit_icm_map`) for the first
+    ``m = schedule_point(n)`` of ``n`` vector observations ``X (n, d)``, ``Y (n, k)`` (any
+    scale: each prefix is standardised column by column), on the chain of :func:`refit_chain`:
+    the first fit (2 points) starts from :meth:`ICMFit.initial`, each later one from the fit
+    before and from 4 draws of the prior (seeded by ``(seed, prefix length)``). With
+    ``task_matrix`` given, ``B`` is fixed and only the lengthscales and the noise are fitted.
+    ``None`` when ``n < 2``.
+    """
+    fixed = [] if task_matrix is None else [task_matrix]
+
+    def fit(k: int, previous: ICMFit | None) -> ICMFit:
+        Y_k = np.column_stack([standardize(col)[0] for col in Y[:k].T])
+        return fit_icm_map(
+            X[:k],
+            Y_k,
+            previous,
+            rank=rank,
+            task_matrix=task_matrix,
+            seed=np.random.SeedSequence([seed, k]),
+        )
+
+    def key(k: int) -> bytes:
+        return fit_key("icm", [X[:k], Y[:k], *fixed], [seed, rank])
+
+    return refit_chain(int(Y.shape[0]), key, fit)
 
 
 def bkb(

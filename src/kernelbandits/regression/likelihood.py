@@ -16,6 +16,7 @@ eq. 5.9; checked against finite differences and scikit-learn in the tests).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -242,25 +243,52 @@ def fit_map(
     bounds = np.column_stack([mean - 4.0 * sd, mean + 4.0 * sd])
     bounds[-1, 0] = max(bounds[-1, 0], _LOG_NOISE_FLOOR)
 
+    def log_likelihood(params: FloatArray) -> tuple[float, FloatArray]:
+        return log_marginal_likelihood_and_gradient(
+            kernel.with_theta(params[:-1]), Xa, ya, float(np.exp(params[-1])), fixed_cov
+        )
+
+    start = np.append(kernel.theta, np.log(lam0))
+    params = maximize_log_posterior(log_likelihood, mean, sd, bounds, start, n_starts, seed)
+    return kernel.with_theta(params[:-1]), float(np.exp(params[-1]))
+
+
+def maximize_log_posterior(
+    log_likelihood: Callable[[FloatArray], tuple[float, FloatArray]],
+    mean: FloatArray,
+    sd: FloatArray,
+    bounds: FloatArray,
+    start: FloatArray,
+    n_starts: int,
+    seed: SeedLike,
+) -> FloatArray:
+    """The maximiser ``p (q,)`` of ``log_likelihood(p) + sum_i log N(p_i; mean_i, sd_i^2)``.
+
+    ``log_likelihood`` returns the value and its gradient ``(q,)`` (a ``LinAlgError`` counts as
+    an impossible point); ``mean``, ``sd`` ``(q,)`` are the independent normal priors on the
+    parameters and ``bounds (q, 2)`` their box. L-BFGS-B runs from ``start`` (clipped to the
+    box; a warm start ``(q,)``, or several ``(k, q)``) and from ``n_starts`` draws of the prior
+    (clipped) made with ``seed``; the best end point is returned. Shared by :func:`fit_map`,
+    :func:`fit_scale_and_noise`, :func:`kernelbandits.regression.icm_likelihood.fit_icm_map`
+    and :func:`kernelbandits.regression.transfer_fit.fit_delta`.
+    """
+
     def objective(params: FloatArray) -> tuple[float, FloatArray]:
         try:
-            value, grad = log_marginal_likelihood_and_gradient(
-                kernel.with_theta(params[:-1]), Xa, ya, float(np.exp(params[-1])), fixed_cov
-            )
+            value, grad = log_likelihood(params)
         except LinAlgError:
             return 1e25, np.zeros_like(params)
-        z = (params - mean) / sd
+        z = (params - mean) / sd  # the log prior is -z^2 / 2 (+ const), its gradient -z / sd
         return -(value - 0.5 * float(z @ z)), -(grad - z / sd)
 
     rng = as_generator(seed)
-    starts = [np.clip(np.append(kernel.theta, np.log(lam0)), bounds[:, 0], bounds[:, 1])]
+    starts = [np.clip(s, bounds[:, 0], bounds[:, 1]) for s in np.atleast_2d(start)]
     starts += [np.clip(rng.normal(mean, sd), bounds[:, 0], bounds[:, 1]) for _ in range(n_starts)]
     best = min(
         (minimize(objective, s, jac=True, method="L-BFGS-B", bounds=bounds) for s in starts),
         key=lambda res: float(res.fun),
     )
-    params = np.asarray(best.x, dtype=float)
-    return kernel.with_theta(params[:-1]), float(np.exp(params[-1]))
+    return np.asarray(best.x, dtype=float)
 
 
 def fit_scale_and_noise(
@@ -277,9 +305,10 @@ def fit_scale_and_noise(
     evaluation costs ``O(n)`` after one eigendecomposition; its gradient is
     ``d/d log v = 1/2 sum_i (z_i^2 / c_i - 1) v s_i / c_i`` and likewise with ``lam`` for
     ``s_i``. Normal priors on ``log v`` and ``log lam`` (the noise prior and its floor ``1e-6``
-    as :class:`HyperPrior`'s); L-BFGS-B from the prior means and from a noisy start (noise
-    variance 0.3: the likelihood can have a second mode that explains the data as noise),
-    bounds at +-4 prior sd.
+    as :class:`HyperPrior`'s); L-BFGS-B (:func:`maximize_log_posterior`) from the prior means,
+    from a noisy start (noise variance 0.3: the likelihood can have a second mode that explains
+    the data as noise, which draws of the noise prior rarely reach) and from two draws of the
+    priors (seed 0: the fit is deterministic), bounds at +-4 prior sd.
     Used by :class:`~kernelbandits.integrations.optuna.LIBOSampler` to put a meta-learned
     kernel shape on the current study's scale.
     """
@@ -293,30 +322,16 @@ def fit_scale_and_noise(
     mean = np.array([log_scale_prior[0], log_noise_prior[0]], dtype=float)
     sd = np.array([log_scale_prior[1], log_noise_prior[1]], dtype=float)
 
-    def objective(params: FloatArray) -> tuple[float, FloatArray]:
+    def log_likelihood(params: FloatArray) -> tuple[float, FloatArray]:
         v, lam = np.exp(params)
         c = v * s + lam
         value = -0.5 * float(np.sum(z2 / c + np.log(c)))
         common = 0.5 * (z2 / c - 1.0) / c
-        grad = np.array([float(common @ (v * s)), float(np.sum(common) * lam)])
-        zs = (params - mean) / sd
-        return -(value - 0.5 * float(zs @ zs)), -(grad - zs / sd)
+        return value, np.array([float(common @ (v * s)), float(np.sum(common) * lam)])
 
     bounds = np.column_stack([mean - 4.0 * sd, mean + 4.0 * sd])
     bounds[1, 0] = max(bounds[1, 0], _LOG_NOISE_FLOOR)
-    starts = [mean, np.array([mean[0], np.log(0.3)])]
-    res = min(
-        (
-            minimize(
-                objective,
-                np.clip(x0, bounds[:, 0], bounds[:, 1]),
-                jac=True,
-                method="L-BFGS-B",
-                bounds=bounds,
-            )
-            for x0 in starts
-        ),
-        key=lambda r: float(r.fun),
-    )
-    v, lam = np.exp(np.asarray(res.x, dtype=float))
+    starts = np.array([mean, [mean[0], np.log(0.3)]])
+    params = maximize_log_posterior(log_likelihood, mean, sd, bounds, starts, n_starts=2, seed=0)
+    v, lam = np.exp(params)
     return float(v), float(lam)

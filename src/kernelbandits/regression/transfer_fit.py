@@ -41,10 +41,9 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
-from scipy.optimize import minimize
+from scipy.linalg import cho_solve, cholesky, solve_triangular
 
-from kernelbandits._random import SeedLike, as_generator
+from kernelbandits._random import SeedLike
 from kernelbandits._validation import FloatArray, as_finite_vector, as_points, check_positive
 from kernelbandits.kernels import Kernel, Matern
 from kernelbandits.regression.likelihood import (
@@ -52,6 +51,7 @@ from kernelbandits.regression.likelihood import (
     HyperPrior,
     fit_map,
     log_marginal_likelihood_and_gradient,
+    maximize_log_posterior,
 )
 
 __all__ = ["fit_delta", "fit_source", "source_posterior"]
@@ -116,7 +116,8 @@ def fit_delta(
     ``log p(y) = log N(y / rho - mu_g; 0, K_delta + Sigma_g + offset_var + sigma^2 I) - n log
     rho``; gradient in ``log rho``: ``alpha^T y / rho - n`` with ``alpha = C^{-1} (y / rho -
     mu_g)``. Priors: ``log rho ~ N(0, 0.75^2)`` (positively related tasks), the others as in the
-    module notes. L-BFGS-B from the prior medians and ``n_starts`` prior draws (seeded).
+    module notes. L-BFGS-B from the prior medians and ``n_starts`` prior draws (seeded;
+    :func:`~kernelbandits.regression.likelihood.maximize_log_posterior`).
     """
     Xs = as_points(X_source, "X_source")
     Xa = as_points(X, "X", Xs.shape[1])
@@ -136,38 +137,17 @@ def fit_delta(
     bounds = np.column_stack([mean - 4.0 * sd, mean + 4.0 * sd])
     bounds[d + 1, 0] = max(bounds[d + 1, 0], _LOG_NOISE_FLOOR)
 
-    def objective(params: FloatArray) -> tuple[float, FloatArray]:
+    def log_likelihood(params: FloatArray) -> tuple[float, FloatArray]:
         kernel = start.with_theta(params[: d + 1])
         lam, rho = float(np.exp(params[d + 1])), float(np.exp(params[d + 2]))
         u = ya / rho
-        try:
-            value, grad = log_marginal_likelihood_and_gradient(kernel, Xa, u - mu_g, lam, fixed)
-            C = kernel(Xa) + lam * np.eye(n) + fixed
-            alpha = cho_solve((cholesky(C, lower=True), True), u - mu_g)
-        except LinAlgError:
-            return 1e25, np.zeros_like(params)
-        value -= n * np.log(rho)
-        grad = np.append(grad, float(alpha @ u) - n)
-        z = (params - mean) / sd
-        return -(value - 0.5 * float(z @ z)), -(grad - z / sd)
+        value, grad = log_marginal_likelihood_and_gradient(kernel, Xa, u - mu_g, lam, fixed)
+        C = kernel(Xa) + lam * np.eye(n) + fixed
+        alpha = cho_solve((cholesky(C, lower=True), True), u - mu_g)
+        return value - n * np.log(rho), np.append(grad, float(alpha @ u) - n)
 
-    rng = as_generator(seed)
     first = np.concatenate([start.theta, [np.log(noise_var), 0.0]])
-    starts = [first] + [rng.normal(mean, sd) for _ in range(int(n_starts))]
-    best = min(
-        (
-            minimize(
-                objective,
-                np.clip(x0, bounds[:, 0], bounds[:, 1]),
-                jac=True,
-                method="L-BFGS-B",
-                bounds=bounds,
-            )
-            for x0 in starts
-        ),
-        key=lambda res: float(res.fun),
-    )
-    params = np.asarray(best.x, dtype=float)
+    params = maximize_log_posterior(log_likelihood, mean, sd, bounds, first, int(n_starts), seed)
     kernel = start.with_theta(params[: d + 1])
     assert isinstance(kernel, Matern)
     return kernel, float(np.exp(params[d + 1])), float(np.exp(params[d + 2]))

@@ -14,7 +14,8 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from kernelbandits._validation import FloatArray
-from kernelbandits.campaign import policy_seed
+from kernelbandits.acquisition import BoxOptimizer
+from kernelbandits.campaign import icm_map_fit, policy_seed
 from kernelbandits.integrations.optuna._common import (
     _external,
     _internal,
@@ -50,6 +51,7 @@ MIN_SHRINKAGE = 0.2
 
 _SD_FLOOR = 1e-12
 _WEIGHT_STREAM = 2  # SeedSequence([seed, slot, 2]): the scalarisation weight of slot `slot`
+_FD_STEP = 1e-6  # central-difference step of the acquisition gradient (unit-box coordinates)
 
 
 def estimate_task_matrix(values: ArrayLike) -> FloatArray:
@@ -120,7 +122,8 @@ class MultiTaskSampler(GPUCBSampler):
         ``"chebyshev"`` (default; reaches non-convex parts of the front too) or ``"linear"``
         (only the convex hull of the front).
     task_matrix
-        The ICM task matrix ``B``: ``"auto"`` (default, :func:`estimate_task_matrix` on the
+        The ICM task matrix ``B``: ``"auto"`` (default: fitted with the other
+        hyperparameters; with ``hyperparameters="fixed"``, :func:`estimate_task_matrix` on the
         standardised completed values, re-estimated at every proposal), ``"independent"``
         (``B = I``, no transfer between objectives) or a symmetric PSD ``(m, m)`` matrix used as
         given (on standardised objectives: a unit diagonal is natural). A non-symmetric or
@@ -134,6 +137,17 @@ class MultiTaskSampler(GPUCBSampler):
         Number of COMPLETE trials sampled at random before MT-KB takes over.
     independent_sampler
         As in :class:`GPUCBSampler` (``None``: seeded random draws by ``(seed, slot, name)``).
+    hyperparameters
+        ``"map"`` (default): the ICM model's Matern-5/2 ARD lengthscales, task matrix ``B``
+        (with ``task_matrix="auto"``) and noise variance ``eta`` are fitted by type-II MAP on
+        the study's completed trials (see *Model* below). ``"fixed"``: lengthscale 0.2 in the
+        unit box, ``B`` from ``task_matrix`` (:func:`estimate_task_matrix` for ``"auto"``),
+        ``eta = 1e-3`` and the acquisition searched by :meth:`kernelbandits.domains.Box.maximize`:
+        exactly the proposals of this sampler before MAP fitting existed.
+    rank
+        With ``hyperparameters="map"`` and ``task_matrix="auto"``: the rank ``r`` of the
+        shared part ``W W^T`` of ``B = W W^T + diag(kappa)`` (default 1; capped at the number of
+        objectives).
 
     How a proposal is made
     ----------------------
@@ -151,10 +165,29 @@ class MultiTaskSampler(GPUCBSampler):
     * **Standardisation.** Each objective is standardised over the completed observations,
       ``(y - mean) / sd`` (``sd`` floored at ``1e-12``), so that the unit-variance prior (and
       a unit-diagonal ``B``) fits objectives of any scale.
-    * **Model.** :class:`~kernelbandits.policies.MTKB` on the unit box of the search space,
-      with ``ICM(Matern(0.2, nu=2.5), B)`` and regulariser ``eta = 1e-3`` (the defaults of
-      :func:`kernelbandits.campaign.gp_ucb`), told the standardised observations in order of
-      trial number. Pending trials are then told MT-KB's *vector posterior mean* at their
+    * **Model.** :class:`~kernelbandits.policies.MTKB` on the unit box of the search space
+      with the kernel ``ICM(Matern(l, nu=2.5), B)`` and regulariser ``eta``, told the
+      standardised observations in order of trial number. With ``hyperparameters="map"``
+      (default) ``(l, B, eta)`` are the type-II MAP estimate of the ICM model
+      ``vec_r(Y) ~ N(0, K (x) B + eta I)`` of the standardised values ``Y (t, m)`` (stacked
+      point-major, MT-KB's order: entry ``i m + a`` is trial ``i``, objective ``a``;
+      :func:`~kernelbandits.regression.icm_likelihood.fit_icm_map`): ARD lengthscales
+      ``l (d,)`` of a unit-variance Matern-5/2, ``B = W W^T + diag(kappa)`` with ``W (m, r)``,
+      and ``eta``; priors ``log l ~ N(log(0.35 sqrt(d)), 0.75^2)`` and
+      ``log eta ~ N(-8, 3^2)``, ``eta >= 1e-6`` (the single-objective samplers',
+      :class:`~kernelbandits.regression.likelihood.HyperPrior`), ``W_ij ~ N(0, 1)`` and
+      ``log kappa_a ~ N(log 0.1, 1)``, so ``diag(B)`` is about 1 a priori, as the
+      standardised objectives are (:class:`~kernelbandits.regression.icm_likelihood.ICMPrior`).
+      The fit follows the refit schedule of :func:`kernelbandits.campaign.gp`: it is made on
+      the first ``schedule_point(t)`` completed trials (every trial up to 20, then each time
+      their number has grown by 20 %), each fit warm-started from the one before and from 4
+      draws of the prior, seeded by ``(seed, number of trials)``
+      (:func:`kernelbandits.campaign.icm_map_fit`; memoised in-process), so proposals stay a
+      pure function of ``(seed, trial history)``. With ``task_matrix="independent"`` or a
+      given matrix ``B`` is kept and only ``l`` and ``eta`` are fitted. With
+      ``hyperparameters="fixed"``, or fewer than 2 completed trials: ``l = 0.2``,
+      ``eta = 1e-3`` (the defaults of :func:`kernelbandits.campaign.gp_ucb`) and ``B`` from
+      ``task_matrix``. Pending trials are then told MT-KB's *vector posterior mean* at their
       point (GP-BUCB hallucination, Desautels, Krause & Burdick, 2014): the means are
       unchanged and the variance there shrinks, so parallel workers spread out.
     * **Scalarisation.** A weight ``lambda`` is drawn from the scalarisation's prior
@@ -169,16 +202,24 @@ class MultiTaskSampler(GPUCBSampler):
 
       where ``L_lambda`` is the Lipschitz constant of ``s_lambda`` for this weight (Chebyshev
       ``max_i lambda_i``, linear ``||lambda||_2``; both ``<= 1``, the paper's ``L``), so the
-      bonus is on the scale of the scalarised mean. The box is searched by scrambled Sobol
-      candidates and L-BFGS-B, seeded by ``policy_seed(seed, slot)``; the maximiser is snapped
-      to the space (integers rounded, one-hot blocks made exact). The weight is recorded in the
-      trial's system attribute :data:`WEIGHT_ATTR`.
+      bonus is on the scale of the scalarised mean. The box is searched, with the generator
+      seeded by ``policy_seed(seed, slot)``, by a
+      :class:`~kernelbandits.acquisition.BoxOptimizer` (the single-objective samplers'):
+      2048 scrambled-Sobol points, local candidates around the 5 completed trials with the
+      best scalarised standardised values for this weight, every candidate projected onto the
+      space's values, then L-BFGS-B from the 8 best with a central-difference gradient;
+      pending points are not proposed again. (``hyperparameters="fixed"``: 1024 Sobol points
+      and L-BFGS-B from the best 3, :meth:`~kernelbandits.domains.Box.maximize`.) The
+      maximiser is snapped to the space (integers rounded, one-hot blocks made exact). The
+      weight is recorded in the trial's system attribute :data:`WEIGHT_ATTR`.
     * **No state.** Nothing is kept between trials beyond the seed, so
       ``optuna.load_study(..., sampler=MultiTaskSampler(seed=s))`` resumes a study exactly
       (fail the RUNNING trials of a killed worker first: :func:`fail_stale_running_trials`).
 
-    Cost: an exact ``O(t^3)`` model rebuild per proposal (negligible next to an expensive
-    objective, not meant for thousands of trials).
+    Cost: an exact ``O(t^3)`` model rebuild per proposal, and on the schedule points an
+    ``O(t^3 + m^3)`` likelihood per optimiser step (eigendecompositions of ``K`` and ``B``, no
+    ``tm x tm`` factorisation); negligible next to an expensive objective, not meant for
+    thousands of trials.
     """
 
     def __init__(
@@ -190,13 +231,19 @@ class MultiTaskSampler(GPUCBSampler):
         beta: float | str = 2.0,
         n_startup_trials: int = 5,
         independent_sampler: BaseSampler | None = None,
+        hyperparameters: Literal["fixed", "map"] = "map",
+        rank: int = 1,
     ) -> None:
         super().__init__(
             seed=seed,
             beta=beta,
             n_startup_trials=n_startup_trials,
             independent_sampler=independent_sampler,
+            hyperparameters=hyperparameters,
         )
+        if int(rank) != rank or rank < 1:
+            raise ValueError(f"rank must be an integer >= 1; got {rank!r}")
+        self._rank = int(rank)
         if scalarization not in ("chebyshev", "linear"):
             raise ValueError(
                 f"scalarization must be 'chebyshev' or 'linear'; got {scalarization!r}"
@@ -283,6 +330,17 @@ class MultiTaskSampler(GPUCBSampler):
             )
         return self._task_matrix
 
+    def _model(self, hist: _VectorHistory, Y_std: FloatArray) -> tuple[ICM, float]:
+        """The ICM kernel and the noise variance ``eta`` of this proposal's MT-KB (class notes)."""
+        if self._hyperparameters == "fixed" or Y_std.shape[0] < 2:
+            return ICM(Matern(LENGTHSCALE, nu=2.5), self._task_matrix_for(Y_std)), NOISE_VAR
+        auto = isinstance(self._task_matrix, str) and self._task_matrix == "auto"
+        fixed = None if auto else self._task_matrix_for(Y_std)
+        rank = min(self._rank, Y_std.shape[1])
+        fit = icm_map_fit(hist.X_done, hist.Y_done, self._seed, rank, fixed)
+        assert fit is not None  # at least 2 observations
+        return fit.kernel(), fit.noise_var
+
     def _make_scalarization(self, Y_std: FloatArray) -> Scalarization:
         if self._scalarization_kind == "linear":
             return LinearScalarization()
@@ -319,13 +377,14 @@ class MultiTaskSampler(GPUCBSampler):
         )
         weight = scal.sample_weights(n, 1, weight_rng)[0]
         theory = isinstance(self._beta, str)
+        kernel, eta = self._model(hist, Y_std)
         policy = MTKB(
             space.domain(),
-            ICM(Matern(LENGTHSCALE, nu=2.5), self._task_matrix_for(Y_std)),
+            kernel,
             scal,
-            eta=NOISE_VAR,
+            eta=eta,
             b=1.0,
-            noise_std=math.sqrt(NOISE_VAR),
+            noise_std=math.sqrt(eta),
             delta=0.1,
             beta=None if theory else float(self._beta),
             n_weights=1,  # MT-KB's own weight sample is unused: the acquisition takes `weight`
@@ -337,10 +396,52 @@ class MultiTaskSampler(GPUCBSampler):
         for x in hist.X_pending:  # GP-BUCB: tell the vector posterior mean
             mu, _ = policy.mean_and_norm(x[None, :])
             policy.tell(x, mu[0])
-        u = policy.domain.maximize(lambda X: policy.scores(X, weight), policy.rng)
+        if self._hyperparameters == "fixed":  # the search of the sampler before MAP fitting
+            u = policy.domain.maximize(lambda X: policy.scores(X, weight), policy.rng)
+        else:
+            u = self._maximize(policy, weight, space, hist, scal(Y_std, weight))
         internal = space.decode(space.snap(u))
         params = {name: _external(search_space[name], internal[name]) for name in space.names}
         return params, weight
+
+    @staticmethod
+    def _maximize(
+        policy: MTKB,
+        weight: FloatArray,
+        space: SearchSpace,
+        hist: _VectorHistory,
+        scalarised: FloatArray,
+    ) -> FloatArray:
+        """The maximiser of the scalarised UCB ``policy.scores(., weight)`` on the unit box,
+        shape ``(dim,)``: :class:`~kernelbandits.acquisition.BoxOptimizer`, anchored at the 5
+        observations with the best scalarised standardised values ``scalarised (t,)``, never at
+        a pending point, with a central-difference gradient for its L-BFGS-B stage."""
+        optimizer = BoxOptimizer(projection=None if space.is_continuous else space.snap_rows)
+        anchors = hist.X_done[np.argsort(-scalarised, kind="stable")[:5]]
+        box = space.domain()  # the unit box [0, 1]^dim the policy works on
+
+        def value(X: FloatArray) -> FloatArray:
+            return np.asarray(policy.scores(X, weight), dtype=float)
+
+        def value_and_grad(X: FloatArray) -> tuple[FloatArray, FloatArray]:
+            # d a / dx_j ~ (a(x + h e_j) - a(x - h e_j)) / 2h: one batched posterior call
+            k, d = X.shape
+            steps = _FD_STEP * np.eye(d)
+            batch = np.concatenate([X, (X[:, None, :] + steps).reshape(-1, d)])
+            batch = np.concatenate([batch, (X[:, None, :] - steps).reshape(-1, d)])
+            v = value(batch)
+            plus, minus = v[k : k + k * d].reshape(k, d), v[k + k * d :].reshape(k, d)
+            return v[:k], (plus - minus) / (2.0 * _FD_STEP)
+
+        return optimizer.maximize(
+            value,
+            value_and_grad,
+            box.lower,
+            box.upper,
+            policy.rng,
+            anchors=anchors,
+            exclude=hist.X_pending,
+        )
 
     # -- BaseSampler API ------------------------------------------------------------------------
     def sample_relative(
