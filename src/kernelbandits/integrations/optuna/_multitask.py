@@ -14,7 +14,7 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from kernelbandits._validation import FloatArray
-from kernelbandits.acquisition import BoxOptimizer
+from kernelbandits.acquisition import BoxOptimizer, log_ei_score
 from kernelbandits.campaign import icm_map_fit, policy_seed
 from kernelbandits.integrations.optuna._common import (
     _external,
@@ -233,6 +233,7 @@ class MultiTaskSampler(GPUCBSampler):
         independent_sampler: BaseSampler | None = None,
         hyperparameters: Literal["fixed", "map"] = "map",
         rank: int = 1,
+        acquisition: Literal["ucb", "ei"] = "ucb",
     ) -> None:
         super().__init__(
             seed=seed,
@@ -244,6 +245,9 @@ class MultiTaskSampler(GPUCBSampler):
         if int(rank) != rank or rank < 1:
             raise ValueError(f"rank must be an integer >= 1; got {rank!r}")
         self._rank = int(rank)
+        if acquisition not in ("ucb", "ei"):
+            raise ValueError(f"acquisition must be 'ucb' or 'ei'; got {acquisition!r}")
+        self._mt_acquisition: Literal["ucb", "ei"] = acquisition
         if scalarization not in ("chebyshev", "linear"):
             raise ValueError(
                 f"scalarization must be 'chebyshev' or 'linear'; got {scalarization!r}"
@@ -399,7 +403,9 @@ class MultiTaskSampler(GPUCBSampler):
         if self._hyperparameters == "fixed":  # the search of the sampler before MAP fitting
             u = policy.domain.maximize(lambda X: policy.scores(X, weight), policy.rng)
         else:
-            u = self._maximize(policy, weight, space, hist, scal(Y_std, weight))
+            u = self._maximize(
+                policy, weight, space, hist, scal(Y_std, weight), self._mt_acquisition
+            )
         internal = space.decode(space.snap(u))
         params = {name: _external(search_space[name], internal[name]) for name in space.names}
         return params, weight
@@ -411,6 +417,7 @@ class MultiTaskSampler(GPUCBSampler):
         space: SearchSpace,
         hist: _VectorHistory,
         scalarised: FloatArray,
+        acquisition: Literal["ucb", "ei"] = "ucb",
     ) -> FloatArray:
         """The maximiser of the scalarised UCB ``policy.scores(., weight)`` on the unit box,
         shape ``(dim,)``: :class:`~kernelbandits.acquisition.BoxOptimizer`, anchored at the 5
@@ -420,8 +427,22 @@ class MultiTaskSampler(GPUCBSampler):
         anchors = hist.X_done[np.argsort(-scalarised, kind="stable")[:5]]
         box = space.domain()  # the unit box [0, 1]^dim the policy works on
 
+        best = float(np.max(scalarised))
+
         def value(X: FloatArray) -> FloatArray:
-            return np.asarray(policy.scores(X, weight), dtype=float)
+            if acquisition == "ucb":
+                return np.asarray(policy.scores(X, weight), dtype=float)
+            # expected improvement of the scalarised objective over the best scalarised
+            # observation, on a Gaussian proxy: mean s(mu), sd s(mu + sigma) - s(mu) (Chebyshev;
+            # the per-objective one-sigma optimism) or ||lambda sigma|| (linear)
+            mean, cov = policy.posterior.predict(X)  # (m, n), (m, n, n)
+            sd = np.sqrt(np.maximum(np.diagonal(cov, axis1=1, axis2=2), 0.0))
+            m = policy.scalarize(mean, weight)
+            if isinstance(policy.scalarization, ChebyshevScalarization):
+                w = policy.scalarize(mean + sd, weight) - m
+            else:
+                w = np.sqrt((sd**2) @ (weight**2))
+            return log_ei_score(np.asarray(m, float), np.maximum(w, 1e-12), best)[0]
 
         def value_and_grad(X: FloatArray) -> tuple[FloatArray, FloatArray]:
             # d a / dx_j ~ (a(x + h e_j) - a(x - h e_j)) / 2h: one batched posterior call
