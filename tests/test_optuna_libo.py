@@ -279,3 +279,44 @@ def test_example_runs_with_a_tiny_budget(tmp_path, capsys):
     assert len(best) == len(module.PAIRS) and all(0.5 < b <= 1.0 for b in best)
     out = capsys.readouterr().out
     assert "study 1" in out and "study 5" in out
+
+
+@pytest.mark.parametrize("warm_start", [True, False])
+def test_forced_trials_replay_the_earlier_studies_best(warm_start: bool) -> None:
+    """With ``warm_start`` the s-th study's forced trial k is the best trial of the k-th most
+    recent earlier study (as long as there are such studies), then uniform draws; without it,
+    every forced trial is a uniform draw (Alg. 2)."""
+    storage, cs = family_storage(3, seed=4)
+    earlier = optuna.get_all_study_summaries(storage)
+    best = [optuna.load_study(study_name=s.study_name, storage=storage).best_params for s in earlier]
+    sampler = LIBOSampler("f", seed=0, n_trials=16, warm_start=warm_start)
+    study = optuna.create_study(storage=storage, direction="maximize", sampler=sampler)
+    study.optimize(sparse_objective(cs[3]), n_trials=sampler.n_forced(study))
+    got = params(study)
+    assert len(got) >= 3
+    if warm_start:
+        assert got[:3] == best[::-1]  # most recent first
+        assert got[3:] == [p for p in got[3:] if p not in best]
+    else:
+        assert not any(p in best for p in got)
+
+
+def test_scale_and_noise_follow_the_study() -> None:
+    """The learned kernel shape is put on the study's scale: values multiplied by 1000 give
+    the same proposals (the campaign standardises, the scale fit is on standardised values),
+    and the fitted noise is small for a noiseless study."""
+    from kernelbandits.campaign import Trial
+    from kernelbandits.integrations.optuna._libo import _fit_scale
+    from kernelbandits.kernels import Matern
+
+    space = SearchSpace([Float("a", 0.0, 1.0), Float("b", 0.0, 1.0)])
+    rng = np.random.default_rng(0)
+    X = rng.random((20, 2))
+    history = [
+        Trial(i, {"a": a, "b": b}, float(np.sin(6 * a) + b)) for i, (a, b) in enumerate(X)
+    ]
+    scaled = [Trial(t.number, t.params, 1000.0 * float(t.value or 0.0)) for t in history]
+    k1, lam1 = _fit_scale(Matern(0.3, 1.0, nu=2.5), space, history, "maximize")
+    k2, lam2 = _fit_scale(Matern(0.3, 1.0, nu=2.5), space, scaled, "maximize")
+    assert lam1 == pytest.approx(lam2) and lam1 < 1e-2
+    np.testing.assert_allclose(k1(X), k2(X))

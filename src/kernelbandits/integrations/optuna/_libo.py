@@ -53,24 +53,31 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   0.1``, noise ``1e-2``), the SE dictionary in 6/8 (same settings) and 7/8 (defaults). The
   additive form cannot model interactions between parameters. Any ``base_kernels(space) ->
   BaseKernels`` can replace it.
-* **First study** (no usable earlier study): the base policy uses ``k_full``, the mean of all
-  base kernels, i.e. plain GP-UCB with that kernel after forced exploration (as Alg. 2 starts).
-  The same happens if META-KGL selects nothing (``KernelEstimate.fell_back``).
+* **First study** (no usable earlier study): with ``hyperparameters="map"`` (default) the
+  campaign of :class:`GPUCBSampler` (Matern-5/2 ARD by type-II MAP) after forced exploration;
+  with ``"fixed"``, ``k_full``, the mean of all base kernels (as Alg. 2 starts). ``k_full``
+  is also used if META-KGL selects nothing (``KernelEstimate.fell_back``).
 * **Forced exploration** (Alg. 2 with Alg. 5): rate ``n_s = sqrt(n) / s^{1/4}``; ``n~_s`` is
   Alg. 5's integer for task ``s``, with the residue carried over tasks ``1..s`` as if every
   earlier study had the current budget ``n`` (their budgets are not stored), capped at ``n``. A
   trial is forced when its *slot*, the number of earlier trials of the study that are not FAIL,
-  is below ``n~_s`` (so a failed forced trial is retried with the same configuration); its
-  parameters are drawn uniformly (Optuna's RandomSampler, i.e. uniform on the unit box of the
+  is below ``n~_s`` (so a failed forced trial is retried with the same configuration). With
+  ``warm_start=True`` (default) slot ``k`` first replays the best configuration of the ``k``-th
+  most recent earlier study (each distinct configuration once; a parameter whose distribution
+  differs there is drawn as below); the other forced trials' parameters are drawn uniformly
+  (Optuna's RandomSampler, i.e. uniform on the unit box of the
   encoding, log-uniform for log-scaled parameters), seeded by ``(seed, s, slot, parameter
   name)``. If the forced trials are all done but none is COMPLETE (the relative search space is
   still unknown), trials keep being drawn this way.
-* **Base policy**: GP-UCB (constant width ``beta``, noise variance ``noise_var``) with the
-  learned kernel, on the campaign :class:`GPUCBSampler` rebuilds; pending trials are
-  hallucinated (GP-BUCB) as there. Width 2 and noise variance ``1e-3`` (on the standardised
-  values) are :class:`GPUCBSampler`'s defaults, not App. G's ``nu = 10``, ``lambda_ucb^2 =
-  0.01`` (tuned for noisy synthetic tasks; on the test family ``1e-2`` won 6/8 seeds, ``1e-3``
-  7/8).
+* **Base policy**: expected improvement (``acquisition="ei"``, default) or GP-UCB (constant
+  width ``beta``; Alg. 2) with the learned kernel, on the campaign :class:`GPUCBSampler`
+  rebuilds; pending trials are hallucinated (GP-BUCB) as there. With
+  ``hyperparameters="map"`` the kernel's output scale and the noise variance are fitted on the
+  study's own trials (:func:`_fit_scale`); with ``"fixed"``, noise variance ``noise_var``
+  (``1e-3`` on the standardised values, :class:`GPUCBSampler`'s old default, not App. G's
+  ``lambda_ucb^2 = 0.01``, tuned for noisy synthetic tasks; on the test family ``1e-2`` won
+  6/8 seeds, ``1e-3`` 7/8). Each choice is measured in ``benchmarks/optuna_lifelong.py``
+  (see the guide, ``docs/guide/asktell.md``).
 * **Stateless.** Everything is rebuilt from the storage at every trial (the kernel's META-KGL
   fit is memoised by the earlier studies' data, so it is recomputed only when an earlier study
   changes; the output scale and noise are refitted at every trial), so ``load_study(...,
