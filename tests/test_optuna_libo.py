@@ -288,7 +288,9 @@ def test_forced_trials_replay_the_earlier_studies_best(warm_start: bool) -> None
     every forced trial is a uniform draw (Alg. 2)."""
     storage, cs = family_storage(3, seed=4)
     earlier = optuna.get_all_study_summaries(storage)
-    best = [optuna.load_study(study_name=s.study_name, storage=storage).best_params for s in earlier]
+    best = [
+        optuna.load_study(study_name=s.study_name, storage=storage).best_params for s in earlier
+    ]
     sampler = LIBOSampler("f", seed=0, n_trials=16, warm_start=warm_start)
     study = optuna.create_study(storage=storage, direction="maximize", sampler=sampler)
     study.optimize(sparse_objective(cs[3]), n_trials=sampler.n_forced(study))
@@ -312,11 +314,36 @@ def test_scale_and_noise_follow_the_study() -> None:
     space = SearchSpace([Float("a", 0.0, 1.0), Float("b", 0.0, 1.0)])
     rng = np.random.default_rng(0)
     X = rng.random((20, 2))
-    history = [
-        Trial(i, {"a": a, "b": b}, float(np.sin(6 * a) + b)) for i, (a, b) in enumerate(X)
-    ]
+    history = [Trial(i, {"a": a, "b": b}, float(np.sin(6 * a) + b)) for i, (a, b) in enumerate(X)]
     scaled = [Trial(t.number, t.params, 1000.0 * float(t.value or 0.0)) for t in history]
     k1, lam1 = _fit_scale(Matern(0.3, 1.0, nu=2.5), space, history, "maximize")
     k2, lam2 = _fit_scale(Matern(0.3, 1.0, nu=2.5), space, scaled, "maximize")
     assert lam1 == pytest.approx(lam2) and lam1 < 1e-2
     np.testing.assert_allclose(k1(X), k2(X))
+
+
+def test_family_prior_follows_what_meta_kgl_selected() -> None:
+    """``model="meta-prior"``: on the sparse family (only ``a`` matters) the lengthscale prior
+    of ``a`` is centred on a selected SE lengthscale, ``b`` and ``z`` on 2.0 (irrelevant)."""
+    from kernelbandits.integrations.optuna._libo import _family_prior
+
+    storage, _ = family_storage(4, seed=1, n_trials=25)
+    sampler = LIBOSampler("f", seed=0, n_trials=15)
+    study = optuna.create_study(storage=storage, direction="maximize")
+    dists = (
+        optuna.load_study(
+            study_name=optuna.get_all_study_summaries(storage)[0].study_name, storage=storage
+        )
+        .trials[0]
+        .distributions
+    )
+    family = sampler.family_kernel(study, dists)
+    assert family.selected_params == ("a",)
+    space = SearchSpace(
+        [Float("a", 0.0, 1.0), Float("b", 1e-3, 1.0, log=True), Float("z", -1.0, 1.0)]
+    )
+    prior = _family_prior(family, space)
+    assert prior is not None
+    medians = np.exp(prior.moments(3, 3)[0][:3])
+    assert medians[0] in (0.1, 0.3) or np.isclose(medians[0], [0.1, 0.3]).any()
+    np.testing.assert_allclose(medians[1:], 2.0)

@@ -58,7 +58,7 @@ from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta
 from kernelbandits.policies.bkb import BKB
 from kernelbandits.policies.gp import GPEI, GPTS, GPUCB
 from kernelbandits.regression.icm_likelihood import ICMFit, fit_icm_map
-from kernelbandits.regression.likelihood import fit_map, schedule_point
+from kernelbandits.regression.likelihood import HyperPrior, fit_map, schedule_point
 from kernelbandits.space import SearchSpace
 
 __all__ = [
@@ -112,6 +112,7 @@ def gp(
     noise_var: float = 1e-3,
     hyperparameters: Literal["fixed", "map"] = "map",
     output_warping: bool = True,
+    prior: HyperPrior | None = None,
 ) -> PolicyFactory:
     """An exact-GP policy (Matern-5/2 kernel) on the unit box of ``space``: what a
     :class:`Campaign` and :class:`~kernelbandits.integrations.optuna.GPUCBSampler` use by
@@ -140,6 +141,9 @@ def gp(
         one (see :func:`map_fit`), so the campaign stays a pure function of its history.
         ``"fixed"``: the given isotropic ``lengthscale``, unit output variance and
         ``noise_var``, as before this option existed.
+    prior : the :class:`~kernelbandits.regression.likelihood.HyperPrior` of the MAP fits
+        (``None``: its defaults), e.g. lengthscale medians learned from earlier studies
+        (:class:`~kernelbandits.integrations.optuna.LIBOSampler`).
     output_warping : (default ``True``) model the values after a Yeo-Johnson power transform
         (Yeo & Johnson 2000; its ``lambda`` by maximum likelihood, :func:`yeo_johnson_lambda`)
         of the standardised values, standardised again (:func:`warp_values`): heavy tails (a few very bad values)
@@ -167,6 +171,7 @@ def gp(
         hyperparameters,
     )
     factory.output_warping = bool(output_warping)
+    factory.prior = prior
     return factory
 
 
@@ -202,6 +207,7 @@ class _GPFactory:
         projection = None if space.is_continuous else space.snap_rows
         self.optimizer = BoxOptimizer(projection=projection)
         self.output_warping = False
+        self.prior: HyperPrior | None = None
 
     def transform_values(self, values: FloatArray) -> FloatArray:
         """The values the model sees, shape ``(n,)``: standardised, and with
@@ -224,12 +230,19 @@ class _GPFactory:
         if self.hyperparameters != "map" or y.size < 2:
             return self
         kernel, noise = map_fit(
-            X, y, seed, self.lengthscale, self.noise_var, output_warping=self.output_warping
+            X,
+            y,
+            seed,
+            self.lengthscale,
+            self.noise_var,
+            output_warping=self.output_warping,
+            prior=self.prior,
         )
         copy = _GPFactory(
             self.space, self.acquisition, self.width, self.lengthscale, kernel, noise, "fixed"
         )
         copy.optimizer, copy.output_warping = self.optimizer, self.output_warping
+        copy.prior = self.prior
         return copy
 
 
@@ -292,6 +305,7 @@ def map_fit(
     lengthscale: float = 0.2,
     noise_var: float = 1e-3,
     output_warping: bool = False,
+    prior: HyperPrior | None = None,
 ) -> tuple[Kernel, float]:
     """The type-II MAP Matern-5/2 ARD kernel and noise variance for the first ``m`` of the
     ``n`` completed trials ``X (n, d)``, ``y (n,)``, ``m = schedule_point(n)``.
@@ -310,10 +324,14 @@ def map_fit(
     def fit(k: int, previous: tuple[Kernel, float] | None) -> tuple[Kernel, float]:
         kernel, noise = previous or first
         y_k = warp_values(y[:k]) if output_warping else standardize(y[:k])[0]
-        return fit_map(kernel, X[:k], y_k, noise, seed=np.random.SeedSequence([seed, k]))
+        return fit_map(
+            kernel, X[:k], y_k, noise, prior=prior, seed=np.random.SeedSequence([seed, k])
+        )
+
+    moments = [] if prior is None else list(np.concatenate(prior.moments(X.shape[1], X.shape[1])))
 
     def key(k: int) -> bytes:
-        return fit_key(tag, [X[:k], y[:k]], [seed, lengthscale, noise_var])
+        return fit_key(tag, [X[:k], y[:k]], [seed, lengthscale, noise_var, *moments])
 
     return refit_chain(int(y.size), key, fit) or first
 
