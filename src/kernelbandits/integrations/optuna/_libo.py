@@ -69,8 +69,12 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   encoding, log-uniform for log-scaled parameters), seeded by ``(seed, s, slot, parameter
   name)``. If the forced trials are all done but none is COMPLETE (the relative search space is
   still unknown), trials keep being drawn this way.
+* **Model** (``model``): by default META-KGL's selection is used as the lengthscale prior of a
+  Matern-5/2 ARD GP fitted by type-II MAP on the study's own trials (:func:`_family_prior`),
+  as :class:`GPUCBSampler` fits its GP; ``model="meta-kernel"`` is Alg. 2's GP on the learned
+  kernel itself.
 * **Base policy**: expected improvement (``acquisition="ei"``, default) or GP-UCB (constant
-  width ``beta``; Alg. 2) with the learned kernel, on the campaign :class:`GPUCBSampler`
+  width ``beta``; Alg. 2) with the learned kernel (or the prior-informed GP), on the campaign :class:`GPUCBSampler`
   rebuilds; pending trials are hallucinated (GP-BUCB) as there. With
   ``hyperparameters="map"`` the kernel's output scale and the noise variance are fitted on the
   study's own trials (:func:`_fit_scale`); with ``"fixed"``, noise variance ``noise_var``
