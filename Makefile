@@ -7,6 +7,10 @@
 #                            against Optuna's and BoTorch's (hours; resumable store)
 #   make bench-lifelong   -> installs the `bench` extra, LIBOSampler over families of studies
 #                            against Optuna's samplers and a warm start (resumable store)
+#   make bench-transfer   -> DeltaBOSampler on related pairs of tuning tasks against Optuna's
+#                            samplers and an enqueue warm start (about 30 minutes)
+#   make bench-multiobjective -> MultiTaskSampler against Optuna's multi-objective samplers
+#                            (hours; resumable store)
 #   make reproduce-full   -> every paper experiment at paper size (hours; resumable), then the
 #                            published report in docs/results
 PYTHON ?= python3
@@ -14,7 +18,8 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test lint pytest bench bench-quality bench-lifelong reproduce-quick reproduce-full \
+.PHONY: demo test lint pytest bench bench-quality bench-lifelong bench-transfer \
+	bench-multiobjective reproduce-quick reproduce-full \
 	report-full clean
 
 $(STAMP): pyproject.toml
@@ -88,6 +93,18 @@ LIFELONG_STORE ?= $(HOME)/kb-bench-lifelong
 bench-lifelong: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/optuna_lifelong.py --jobs 2 --store $(LIFELONG_STORE) \
 		--readme README.md --details docs/benchmarks/lifelong.md
+
+TRANSFER_STORE ?= $(HOME)/kb-bench-transfer
+MO_STORE       ?= $(HOME)/kb-bench-mo
+MO_TRIALS      ?= 50
+
+bench-transfer: $(BENCH_STAMP)
+	$(BIN)/python benchmarks/optuna_transfer.py --jobs 2 --store $(TRANSFER_STORE) \
+		--readme README.md
+
+bench-multiobjective: $(BENCH_STAMP)
+	$(BIN)/python benchmarks/optuna_multiobjective.py --jobs 2 --trials $(MO_TRIALS) \
+		--store $(MO_STORE) --readme README.md
 
 clean:
 	rm -rf $(VENV) kb-results build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
