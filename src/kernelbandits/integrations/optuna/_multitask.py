@@ -14,7 +14,11 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from kernelbandits._validation import FloatArray
-from kernelbandits.acquisition import BoxOptimizer, log_ei_score
+from kernelbandits.acquisition import (
+    BoxOptimizer,
+    expected_hypervolume_improvement,
+    log_ei_score,
+)
 from kernelbandits.campaign import icm_map_fit, policy_seed
 from kernelbandits.integrations.optuna._common import (
     _external,
@@ -148,6 +152,19 @@ class MultiTaskSampler(GPUCBSampler):
         With ``hyperparameters="map"`` and ``task_matrix="auto"``: the rank ``r`` of the
         shared part ``W W^T`` of ``B = W W^T + diag(kappa)`` (default 1; capped at the number of
         objectives).
+    acquisition
+        With ``hyperparameters="map"``: ``"ehvi"`` (default) the expected hypervolume
+        improvement of the ICM posterior's marginals over the completed trials' front
+        (:func:`~kernelbandits.acquisition.expected_hypervolume_improvement` on Optuna's box
+        decomposition, reference point 0.1 below the standardised values; maximised as its
+        log); ``"ucb"``: MT-KB's scalarised upper confidence bound for the trial's random
+        weight (eq. 3, below); ``"ei"``: expected improvement of that scalarisation.
+        Measured with ``benchmarks/optuna_multiobjective.py`` (10 seeds, hypervolume after 50
+        trials; EHVI / UCB / Optuna's ``GPSampler``): BraninCurrin 56.9 / 46.8 / 56.7,
+        VehicleSafety 232.3 / 235.8 / 242.4, CarSideImpact 397.5 / 374.5 / 404.0, HPOBench kc1
+        1.308 / 1.222 / 1.298, DTLZ2 0.044 / 0.056 / 0.293. With ``"ehvi"`` the weight is
+        still drawn and recorded (it picks the anchors of the search) but does not enter the
+        acquisition.
 
     How a proposal is made
     ----------------------
@@ -233,7 +250,7 @@ class MultiTaskSampler(GPUCBSampler):
         independent_sampler: BaseSampler | None = None,
         hyperparameters: Literal["fixed", "map"] = "map",
         rank: int = 1,
-        acquisition: Literal["ucb", "ei"] = "ucb",
+        acquisition: Literal["ucb", "ei", "ehvi"] = "ehvi",
     ) -> None:
         super().__init__(
             seed=seed,
@@ -245,9 +262,9 @@ class MultiTaskSampler(GPUCBSampler):
         if int(rank) != rank or rank < 1:
             raise ValueError(f"rank must be an integer >= 1; got {rank!r}")
         self._rank = int(rank)
-        if acquisition not in ("ucb", "ei"):
-            raise ValueError(f"acquisition must be 'ucb' or 'ei'; got {acquisition!r}")
-        self._mt_acquisition: Literal["ucb", "ei"] = acquisition
+        if acquisition not in ("ucb", "ei", "ehvi"):
+            raise ValueError(f"acquisition must be 'ucb', 'ei' or 'ehvi'; got {acquisition!r}")
+        self._mt_acquisition: Literal["ucb", "ei", "ehvi"] = acquisition
         if scalarization not in ("chebyshev", "linear"):
             raise ValueError(
                 f"scalarization must be 'chebyshev' or 'linear'; got {scalarization!r}"
@@ -397,14 +414,22 @@ class MultiTaskSampler(GPUCBSampler):
         )
         for x, y in zip(hist.X_done, Y_std, strict=True):
             policy.tell(x, y)
+        believed = [Y_std]  # the front of EHVI: observed, and the pending points' beliefs
         for x in hist.X_pending:  # GP-BUCB: tell the vector posterior mean
             mu, _ = policy.mean_and_norm(x[None, :])
             policy.tell(x, mu[0])
+            believed.append(mu[:1])
         if self._hyperparameters == "fixed":  # the search of the sampler before MAP fitting
             u = policy.domain.maximize(lambda X: policy.scores(X, weight), policy.rng)
         else:
             u = self._maximize(
-                policy, weight, space, hist, scal(Y_std, weight), self._mt_acquisition
+                policy,
+                weight,
+                space,
+                hist,
+                scal(Y_std, weight),
+                self._mt_acquisition,
+                np.vstack(believed),
             )
         internal = space.decode(space.snap(u))
         params = {name: _external(search_space[name], internal[name]) for name in space.names}
@@ -417,7 +442,8 @@ class MultiTaskSampler(GPUCBSampler):
         space: SearchSpace,
         hist: _VectorHistory,
         scalarised: FloatArray,
-        acquisition: Literal["ucb", "ei"] = "ucb",
+        acquisition: Literal["ucb", "ei", "ehvi"] = "ucb",
+        front: FloatArray | None = None,
     ) -> FloatArray:
         """The maximiser of the scalarised UCB ``policy.scores(., weight)`` on the unit box,
         shape ``(dim,)``: :class:`~kernelbandits.acquisition.BoxOptimizer`, anchored at the 5
@@ -428,10 +454,29 @@ class MultiTaskSampler(GPUCBSampler):
         box = space.domain()  # the unit box [0, 1]^dim the policy works on
 
         best = float(np.max(scalarised))
+        if acquisition == "ehvi":
+            try:  # Optuna's box decomposition (the one its GPSampler uses)
+                from optuna._hypervolume import get_non_dominated_box_bounds
+            except ImportError as err:
+                raise ValueError(
+                    "MultiTaskSampler(acquisition='ehvi') needs optuna >= 4.2 (its box "
+                    "decomposition): upgrade optuna, or pass acquisition='ucb'"
+                ) from err
+            assert front is not None  # (t + p, n): completed values and pending beliefs
+            # minimise the negated standardised objectives; reference point below them all; a
+            # pending point counts with its posterior mean (the "Kriging believer"), so that the
+            # next proposal of a batch does not improve the front where the last one will
+            ref = -reference_point_below(front, margin=0.1)
+            lower, upper = get_non_dominated_box_bounds(-front, ref)
 
         def value(X: FloatArray) -> FloatArray:
             if acquisition == "ucb":
                 return np.asarray(policy.scores(X, weight), dtype=float)
+            if acquisition == "ehvi":  # log EHVI of the ICM posterior's marginals
+                mean, cov = policy.posterior.predict(X)
+                sd = np.sqrt(np.maximum(np.diagonal(cov, axis1=1, axis2=2), 0.0))
+                ehvi = expected_hypervolume_improvement(-mean, sd, lower, upper)
+                return np.log(np.maximum(ehvi, 1e-300))
             # expected improvement of the scalarised objective over the best scalarised
             # observation, on a Gaussian proxy: mean s(mu), sd s(mu + sigma) - s(mu) (Chebyshev;
             # the per-objective one-sigma optimism) or ||lambda sigma|| (linear)
