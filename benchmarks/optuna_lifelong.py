@@ -276,11 +276,7 @@ def _run_study(
         values.append(float(table[family.suggest(trial)]))
         return values[-1]
 
-    seconds = []
-    for _ in range(n_trials):
-        t0 = time.perf_counter()
-        study.optimize(objective, n_trials=1)
-        seconds.append(time.perf_counter() - t0)
+    seconds = se.timed_trials(study, objective, n_trials)
     if len(values) != n_trials:
         raise RuntimeError(f"{len(values)} evaluations for {n_trials} trials")
     return values, seconds

@@ -265,7 +265,6 @@ def run_task(task: Any) -> dict[str, Any]:
     problem = get_problem(task.problem)
     counts: Counter[str] = Counter()
     values: list[list[float]] = []
-    seconds: list[float] = []
 
     def objective(trial: optuna.Trial) -> tuple[float, ...]:
         v = problem.values(problem.suggest(trial))
@@ -278,10 +277,7 @@ def run_task(task: Any) -> dict[str, Any]:
         study = optuna.create_study(
             directions=["minimize"] * problem.n_obj, sampler=task.sampler.build(task.seed)
         )
-        for _ in range(task.n_trials):
-            start = time.perf_counter()
-            study.optimize(objective, n_trials=1)
-            seconds.append(time.perf_counter() - start)
+        seconds = se.timed_trials(study, objective, task.n_trials)
     if len(values) != task.n_trials:
         raise RuntimeError(f"{len(values)} evaluations for {task.n_trials} trials")
     counts.update(w.category.__name__ for w in caught)

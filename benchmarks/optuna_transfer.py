@@ -75,6 +75,7 @@ from sample_efficiency import (
     rewrite_readme,
     run_pool,
     single_thread,
+    timed_trials,
     versions,
 )
 
@@ -268,12 +269,8 @@ def run_task(task: Task) -> dict[str, Any]:
             best = sorted(source.trials, key=lambda t: -float(t.value or -math.inf))
             for t in best[:N_WARM]:
                 study.enqueue_trial(t.params)
-        seconds = []
         start = time.perf_counter()
-        for _ in range(task.n_trials):
-            t0 = time.perf_counter()
-            study.optimize(pair.target, n_trials=1)
-            seconds.append(time.perf_counter() - t0)
+        seconds = timed_trials(study, pair.target, task.n_trials)
     return {
         "pair": task.pair,
         "sampler": task.sampler,
@@ -320,8 +317,9 @@ def first_reach(values: Sequence[float], level: float) -> int:
 
 def mean_se(x: Sequence[float], digits: int = 4) -> str:
     a = np.asarray(x, dtype=float)
-    se = a.std(ddof=1) / math.sqrt(a.size) if a.size > 1 else float("nan")
-    return f"{a.mean():.{digits}f} ± {se:.{digits}f}"
+    if a.size < 2:  # one seed: no standard error
+        return f"{a.mean():.{digits}f}"
+    return f"{a.mean():.{digits}f} ± {a.std(ddof=1) / math.sqrt(a.size):.{digits}f}"
 
 
 def pair_table(
@@ -382,6 +380,12 @@ def report(store: Path, n_trials: int, n_source: int, argv: Sequence[str]) -> st
         if "deltabo" in reach and "warm-gp" in reach:
             total += 1
             wins += reach["deltabo"] < reach["warm-gp"]
+    if total == 0:
+        out.append(
+            f"No pair in the store has runs of `deltabo`, `warm-gp` and `optuna-gp` with "
+            f"{n_trials} trials and {n_source} source trials: no verdict yet."
+        )
+        return "\n".join(out)
     out.append(
         f"**DeltaBOSampler reaches GPSampler's {n_trials}-trial best in fewer trials (mean over "
         f"seeds) than the enqueue warm start on {wins} of {total} pairs.**"
@@ -400,7 +404,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--store", type=Path, required=True)
     p.add_argument("--report-only", action="store_true")
     p.add_argument("--readme", type=Path)
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if min(args.seeds, args.trials, args.n_source, args.jobs) < 1:
+        p.error("--seeds, --trials, --n-source and --jobs must be positive")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:

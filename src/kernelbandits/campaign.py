@@ -37,6 +37,7 @@ is recorded, so nothing already collected is lost.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections import OrderedDict
@@ -278,11 +279,21 @@ def refit_chain(
             break
         todo.append((k, name))
     for k, name in reversed(todo):
-        state = fit(k, state)
-        _FITS[name] = state
-        if len(_FITS) > _FITS_SIZE:
-            _FITS.popitem(last=False)
+        state = memoised(name, functools.partial(fit, k, state))
     return state
+
+
+def memoised(name: bytes, compute: Callable[[], _Fit]) -> _Fit:
+    """``compute()``, memoised in-process under ``name`` (a :func:`fit_key`) in the LRU that
+    :func:`refit_chain` uses: for a fit that is not a chain (one fit per source, say)."""
+    if name in _FITS:
+        _FITS.move_to_end(name)
+        return _FITS[name]
+    value = compute()
+    _FITS[name] = value
+    if len(_FITS) > _FITS_SIZE:
+        _FITS.popitem(last=False)
+    return value
 
 
 def fit_key(tag: str, arrays: Sequence[ArrayLike], numbers: Sequence[float]) -> bytes:

@@ -135,6 +135,20 @@ def log_marginal_likelihood_and_gradient(
     <kernelbandits.integrations.optuna.DeltaBOSampler>`). The kernel must provide
     ``theta_gradient`` (the stationary kernels do).
     """
+    value, grad, _ = log_marginal_likelihood_gradient_and_alpha(kernel, X, y, noise_var, fixed_cov)
+    return value, grad
+
+
+def log_marginal_likelihood_gradient_and_alpha(
+    kernel: Kernel,
+    X: ArrayLike,
+    y: ArrayLike,
+    noise_var: float,
+    fixed_cov: FloatArray | None = None,
+) -> tuple[float, FloatArray, FloatArray]:
+    """:func:`log_marginal_likelihood_and_gradient` and ``alpha = C^{-1} y (n,)`` from the same
+    Cholesky factor; ``-alpha`` is the gradient of ``log p`` in ``y``, for parameters that move
+    the data (the task scale of :func:`~kernelbandits.regression.transfer_fit.fit_delta`)."""
     Xa = as_points(X, "X", kernel.input_dim)
     ya = as_finite_vector(y, Xa.shape[0], "y")
     lam = check_positive(noise_var, "noise_var")
@@ -149,7 +163,7 @@ def log_marginal_likelihood_and_gradient(
     dK = kernel.theta_gradient(Xa)  # type: ignore[attr-defined]
     grad_kernel = 0.5 * np.einsum("ij,jik->k", inner, dK)
     grad_noise = 0.5 * lam * float(np.trace(inner))
-    return value, np.append(grad_kernel, grad_noise)
+    return value, np.append(grad_kernel, grad_noise), alpha
 
 
 def schedule_point(n: int) -> int:

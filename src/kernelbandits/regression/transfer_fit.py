@@ -50,7 +50,7 @@ from kernelbandits.regression.likelihood import (
     _LOG_NOISE_FLOOR,
     HyperPrior,
     fit_map,
-    log_marginal_likelihood_and_gradient,
+    log_marginal_likelihood_gradient_and_alpha,
     maximize_log_posterior,
 )
 
@@ -141,9 +141,10 @@ def fit_delta(
         kernel = start.with_theta(params[: d + 1])
         lam, rho = float(np.exp(params[d + 1])), float(np.exp(params[d + 2]))
         u = ya / rho
-        value, grad = log_marginal_likelihood_and_gradient(kernel, Xa, u - mu_g, lam, fixed)
-        C = kernel(Xa) + lam * np.eye(n) + fixed
-        alpha = cho_solve((cholesky(C, lower=True), True), u - mu_g)
+        value, grad, alpha = log_marginal_likelihood_gradient_and_alpha(
+            kernel, Xa, u - mu_g, lam, fixed
+        )
+        # d/d log rho: u = y / rho moves by -u, and d log p / d u = -alpha; Jacobian -n log rho
         return value - n * np.log(rho), np.append(grad, float(alpha @ u) - n)
 
     first = np.concatenate([start.theta, [np.log(noise_var), 0.0]])

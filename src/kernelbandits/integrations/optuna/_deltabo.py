@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -18,7 +16,7 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from kernelbandits._validation import FloatArray, as_points
-from kernelbandits.campaign import PolicyFactory, Trial, standardize
+from kernelbandits.campaign import PolicyFactory, Trial, fit_key, memoised, standardize
 from kernelbandits.domains import Domain
 from kernelbandits.integrations.optuna._common import (
     _internal,
@@ -558,27 +556,6 @@ class DeltaBOSampler(GPUCBSampler):
         return float(self._beta)
 
 
-_FITS: OrderedDict[bytes, Any] = OrderedDict()
-_FITS_SIZE = 256
-
-
-def _memo(key_parts: Sequence[Any], compute: Any) -> Any:
-    """``compute()``, memoised in-process by the bytes of ``key_parts`` (an LRU of 256)."""
-    digest = hashlib.blake2b(digest_size=20)
-    for part in key_parts:
-        digest.update(np.ascontiguousarray(part, dtype=float).tobytes())
-        digest.update(b"|")
-    key = digest.digest()
-    if key in _FITS:
-        _FITS.move_to_end(key)
-        return _FITS[key]
-    value = compute()
-    _FITS[key] = value
-    if len(_FITS) > _FITS_SIZE:
-        _FITS.popitem(last=False)
-    return value
-
-
 def _fitted_model(
     X_src: FloatArray,
     y_src: FloatArray,
@@ -594,17 +571,17 @@ def _fitted_model(
     ``schedule_point(n)`` of the ``n`` target observations ``X_t (n, d)``, ``v_t (n,)`` (on the
     source's scale); before any target observation, the difference prior's medians.
     ``source``: the source kernel and noise as given (else fitted)."""
-    source_kernel, source_noise = source or _memo(
-        [[0, seed], X_src, y_src],
+    source_kernel, source_noise = source or memoised(
+        fit_key("deltabo-source", [X_src, y_src], [seed]),
         lambda: fit_source(X_src, y_src, seed=np.random.SeedSequence([seed, 1])),
     )
-    fit_key = [1, seed, tau, offset_var, *source_kernel.theta, source_noise]
     m = schedule_point(int(v_t.size))
     if m == 0:
         delta = Matern(source_kernel.lengthscale, tau**2, nu=2.5)
         return source_kernel, source_noise, delta, 1e-3, 1.0
-    delta_kernel, noise, rho = _memo(
-        [fit_key, X_src, y_src, X_t[:m], v_t[:m]],
+    numbers = [seed, tau, offset_var, *source_kernel.theta, source_noise]
+    delta_kernel, noise, rho = memoised(
+        fit_key("deltabo-delta", [X_src, y_src, X_t[:m], v_t[:m]], numbers),
         lambda: fit_delta(
             source_kernel,
             source_noise,

@@ -94,7 +94,6 @@ no public accessor for a study's storage).
 
 from __future__ import annotations
 
-import hashlib
 import math
 import warnings
 import zlib
@@ -476,7 +475,9 @@ class LIBOSampler(GPUCBSampler):
         :class:`GPUCBSampler` fits it otherwise; so the model can express interactions between
         parameters, which the additive learned kernel cannot. ``"meta-kernel"``: Alg. 2's
         GP on the learned kernel itself (its output scale and noise fitted with
-        ``hyperparameters="map"``). Measured with ``benchmarks/optuna_lifelong.py`` (4 seeds):
+        ``hyperparameters="map"``). A prior needs a MAP fit: with ``hyperparameters="fixed"``
+        the learned kernel is used whatever ``model`` says. Measured with
+        ``benchmarks/optuna_lifelong.py`` (4 seeds):
         cumulative regret over the HPOBench family 0.045 with ``"meta-prior"`` against 0.061
         with ``"meta-kernel"``, over the GLMNET family 0.0028 against 0.0031.
     warm_start
@@ -660,14 +661,10 @@ class LIBOSampler(GPUCBSampler):
         names: the kernel depends on the earlier studies only, so the trials of one study all
         reuse one fit (the group lasso was 0.56 s of a 0.70 s trial at the 8th study of a
         5-D family) while a change in an earlier study still refits."""
-        digest = hashlib.blake2b(digest_size=20)
-        digest.update("|".join(names).encode())
-        digest.update(np.array([self._lam, self._omega]).tobytes())
-        for X, y in tasks:
-            digest.update(np.ascontiguousarray(X, dtype=float).tobytes())
-            digest.update(np.ascontiguousarray(y, dtype=float).tobytes())
-            digest.update(b"|")
-        key = digest.digest()
+        from kernelbandits.campaign import fit_key
+
+        arrays = [part for task in tasks for part in task]
+        key = fit_key("|".join(names), arrays, [self._lam, self._omega])
         if key not in self._kernels:
             if len(self._kernels) >= 8:
                 self._kernels.pop(next(iter(self._kernels)))
@@ -682,24 +679,27 @@ class LIBOSampler(GPUCBSampler):
         search_space: dict[str, BaseDistribution],
         history: Sequence[Trial],
     ) -> PolicyFactory:
-        """GP-UCB with the kernel META-KGL learns from the earlier studies, put on the current
-        study's scale (``hyperparameters="map"``: output scale and noise variance fitted,
-        :func:`_fit_scale`); the family's first study (nothing to learn from yet) gets
-        :func:`kernelbandits.campaign.gp` with type-II MAP hyperparameters, as
-        :class:`GPUCBSampler`. The acquisition is maximised by
-        :class:`~kernelbandits.acquisition.BoxOptimizer` in both cases."""
+        """The study's GP from what META-KGL learns on the earlier studies.
+
+        With ``hyperparameters="map"``: the family's first study (nothing learnt yet) gets
+        :func:`kernelbandits.campaign.gp` as :class:`GPUCBSampler`; later ones the same GP with
+        the selection as its lengthscale prior (``model="meta-prior"``, :func:`_family_prior`),
+        or the learned kernel with the study's own output scale and noise (``"meta-kernel"``,
+        or a selection the prior cannot express, :func:`_fit_scale`). With ``"fixed"``: the
+        learned kernel (``k_full`` first) with ``noise_var``, as Alg. 2. The acquisition is
+        maximised by :class:`~kernelbandits.acquisition.BoxOptimizer` in every case."""
         from kernelbandits import campaign
         from kernelbandits.acquisition import BoxOptimizer
         from kernelbandits.policies.gp import GPEI, GPUCB
 
         family = self.family_kernel(study, search_space)
-        if family.estimate is None and self._hyperparameters == "map":
-            return campaign.gp(space, self._libo_acquisition, beta=self._beta)
-        prior = _family_prior(family, space) if self._model == "meta-prior" else None
-        if prior is not None:
-            return campaign.gp(space, self._libo_acquisition, beta=self._beta, prior=prior)
         kernel, noise_var = family.kernel, self._noise_var
         if self._hyperparameters == "map":
+            if family.estimate is None:  # nothing learnt yet: GPUCBSampler's own GP
+                return campaign.gp(space, self._libo_acquisition, beta=self._beta)
+            prior = _family_prior(family, space) if self._model == "meta-prior" else None
+            if prior is not None:  # the selection as the prior of a per-study MAP GP
+                return campaign.gp(space, self._libo_acquisition, beta=self._beta, prior=prior)
             kernel, noise_var = _fit_scale(kernel, space, history, study_direction(study))
         beta = float(self._beta)
         optimizer = BoxOptimizer(projection=None if space.is_continuous else space.snap_rows)
