@@ -9,7 +9,12 @@ built-in (C) calls, and the rest (Python overhead).
 
 Usage::
 
-    python benchmarks/profile_sweep.py STORE [--top 10] [--profile 3]
+    python benchmarks/profile_sweep.py STORE [--top 10] [--profile 3] [--project]
+
+``--project`` scales a store made with fewer seeds (``reproduce all --seeds 2``) to the paper's
+size: each experiment's mean run time per policy times its ``n_seeds``, per experiment and per
+paper, and the sweep's wall time on ``--jobs`` processes (total / jobs: a lower bound that
+holds when no run is longer than the sweep's tail).
 
 ``STORE`` is a results directory (``kernelbandits reproduce ... --out STORE``) or its
 ``results.sqlite``.
@@ -27,7 +32,7 @@ from threadpoolctl import threadpool_limits
 
 from kernelbandits.experiments import spec as registry
 from kernelbandits.experiments.runner import run
-from kernelbandits.experiments.store import ResultsStore
+from kernelbandits.experiments.store import ResultsStore, RunRecord
 
 #: (label, path fragment) in match order: the first fragment found in a function's file wins
 PARTS = (
@@ -46,7 +51,7 @@ PARTS = (
 )
 
 
-def _store(path: str) -> ResultsStore:
+def open_store(path: str) -> ResultsStore:
     p = Path(path)
     p = p / "results.sqlite" if p.is_dir() else p
     if not p.is_file():
@@ -85,14 +90,44 @@ def profile_run(experiment: str, policy: str, seed: int, horizon: int) -> dict[s
     return dict(parts)
 
 
+def project(runs: list[RunRecord], jobs: int) -> dict[str, float]:
+    """Print the paper-size single-process time per experiment and per paper, scaled from the
+    stored runs (mean time per experiment and policy, times the spec's number of seeds); return
+    the seconds per experiment."""
+    groups: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for r in runs:
+        groups[(r.experiment, r.policy)].append(r.wall_time or 0.0)
+    per_exp: dict[str, float] = defaultdict(float)
+    for (experiment, _), times in groups.items():
+        per_exp[experiment] += sum(times) / len(times) * registry.get(experiment).n_seeds
+    per_paper: dict[str, float] = defaultdict(float)
+    for experiment, seconds in per_exp.items():
+        per_paper[experiment.split("-")[0]] += seconds
+    total = sum(per_exp.values())
+    print(
+        f"\nprojected to paper size (mean run time x n_seeds): {total / 60:.1f} min single-process"
+    )
+    print(f"{'':58s} {'':>6s} {'time':>10s} {'share':>7s}")
+    for name, seconds in sorted(per_paper.items(), key=lambda kv: -kv[1]):
+        print(f"{name + ' (paper)':58s} {'':6s} {seconds / 60:8.1f} m {seconds / total:6.1%}")
+    for name, seconds in sorted(per_exp.items(), key=lambda kv: -kv[1]):
+        print(f"{name:58s} {'':6s} {seconds / 60:8.1f} m {seconds / total:6.1%}")
+    print(f"wall time on {jobs} processes: at least {total / jobs / 60:.1f} min")
+    return dict(per_exp)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store")
     parser.add_argument("--top", type=int, default=10, help="slowest runs listed")
     parser.add_argument("--profile", type=int, default=0, help="slowest runs re-run profiled")
+    parser.add_argument("--project", action="store_true", help="scale to the paper's seeds")
+    parser.add_argument("--jobs", type=int, default=2, help="processes for --project's wall time")
     args = parser.parse_args()
     registry.load_catalog()
-    runs = [r for r in _store(args.store).runs() if r.status == "ok" and r.wall_time is not None]
+    runs = [
+        r for r in open_store(args.store).runs() if r.status == "ok" and r.wall_time is not None
+    ]
     if not runs:
         raise SystemExit(f"{args.store}: no finished runs with a wall time")
     total = sum(r.wall_time or 0.0 for r in runs)
@@ -112,6 +147,9 @@ def main() -> None:
     print(f"\nslowest {args.top} runs")
     for r in slowest[: args.top]:
         print(f"  {r.wall_time:8.1f}s  {r.experiment} / {r.policy} / seed {r.seed}")
+
+    if args.project:
+        project(runs, args.jobs)
 
     for r in slowest[: args.profile]:
         parts = profile_run(r.experiment, r.policy, r.seed, r.horizon)

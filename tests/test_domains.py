@@ -17,6 +17,20 @@ def test_grid_index_and_validate():
         grid.validate([0.5])
 
 
+def test_grid_indices_match_a_brute_force_search_exact_or_within_tolerance():
+    rng = np.random.default_rng(1)
+    grid = Grid(rng.random((200, 3)), atol=1e-9)
+    picks = rng.integers(200, size=50)
+    X = grid.points[picks] + rng.uniform(-1e-10, 1e-10, (50, 3)) * (np.arange(50) % 2)[:, None]
+    X[0] = -0.0 * X[0] + grid.points[picks[0]]  # same values, possibly other bytes
+    brute = [int(np.argmin(np.abs(grid.points - x).max(axis=1))) for x in X]
+    np.testing.assert_array_equal(grid.indices(X), picks)
+    np.testing.assert_array_equal(brute, picks)
+    assert [grid.index(x) for x in X] == list(picks)
+    with pytest.raises(ValueError, match=r"Y=\[.*\] is not a point of the grid"):
+        grid.indices(np.vstack([X[:3], [[2.0, 2.0, 2.0]]]), "Y")
+
+
 def test_grid_argmax_breaks_ties_uniformly():
     grid = Grid.linspace(0, 1, 4)
     values = np.array([1.0, 3.0, 3.0, 0.0])

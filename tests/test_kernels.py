@@ -266,3 +266,23 @@ def test_with_theta_of_the_wrong_length_is_refused(kernel):
         kernel.with_theta(np.append(kernel.theta, 0.0))
     with pytest.raises(ValueError, match="theta"):
         kernel.with_theta([])
+
+
+def test_legendre_features_memo_returns_legvander_bit_for_bit(monkeypatch):
+    from numpy.polynomial import legendre
+
+    from kernelbandits.kernels.features import LegendreFeatures
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1.0, 1.0, (120, 1))
+    X[5], X[9], X[10] = X[7], -0.0, 0.0  # a repeat and both zeros (P_1(-0) = -0)
+    features = LegendreFeatures(20, normalized=True)
+    monkeypatch.setattr(features, "MEMO_ROWS", 50)  # forces the memo to be cleared
+    scale = np.sqrt(2.0 * np.arange(20) + 1.0)
+    for rows in (X[:1], X[:40], X, X[::-1], X[[9]], X[[10]], X[::7], X[:1]):
+        expected = legendre.legvander(rows[:, 0], 19) * scale
+        got = features(rows)
+        assert got.tobytes() == expected.tobytes()
+        got[:] = 7.0  # the caller's copy: the memo is not touched
+    assert features(X[:1]).tobytes() == (legendre.legvander(X[:1, 0], 19) * scale).tobytes()
+    assert len(features._memo) <= len(X)  # cleared when full: at most one batch

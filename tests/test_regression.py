@@ -8,7 +8,7 @@ from sklearn.gaussian_process.kernels import ConstantKernel
 from sklearn.gaussian_process.kernels import Matern as SkMatern
 
 from kernelbandits.kernels import RBF, Matern
-from kernelbandits.regression import GPPosterior, information_gain
+from kernelbandits.regression import GPPosterior, information_gain, psd_root, sample_gaussian
 from kernelbandits.regression.likelihood import fit_hyperparameters, log_marginal_likelihood
 
 LENGTHSCALES = [0.3, 0.7, 0.5]
@@ -304,3 +304,71 @@ def test_constant_mean_and_scale_maximise_the_likelihood():
     vals = np.array([0.91, 0.95, 0.97, 0.93, 0.96, 0.94])
     m, s2 = fit_constant_mean_and_scale(RBF(1.0), far, vals, 1e-12)
     np.testing.assert_allclose([m, s2], [vals.mean(), vals.var()], rtol=1e-9)
+
+
+class _UnitNormals:
+    """A stand-in for ``numpy.random.Generator`` whose normals are unit vectors: a draw that is
+    linear in its normals then returns the rows of its linear map, so that ``D^T D`` is the
+    covariance the sampler produces, exactly. Calls are answered in order from ``blocks``."""
+
+    def __init__(self, blocks):
+        self._blocks = list(blocks)
+
+    def standard_normal(self, shape):
+        block = self._blocks.pop(0)
+        assert block.shape == tuple(shape)
+        return block
+
+
+def _tracked_posterior(observe_off_grid=False):
+    rng = np.random.default_rng(11)
+    grid = rng.random((40, 2))
+    kernel = Matern(0.4, 1.3, nu=2.5)
+    post = GPPosterior(kernel, 0.05)
+    tracked = post.track(grid)
+    for j in (3, 17, 3, 29):  # a repeated point too
+        post.add(grid[j], float(rng.standard_normal()), noise_var=0.02 + 0.01 * j)
+    if observe_off_grid:
+        post.add(np.array([0.5, 0.123]), 0.3)
+    return post, tracked, grid
+
+
+def test_pathwise_samples_on_the_candidates_have_exactly_the_posterior_covariance():
+    post, tracked, grid = _tracked_posterior()
+    root = psd_root(post.kernel(grid))
+    r, t = root.shape[1], post.n_observations
+    n = r + t
+    unit = np.eye(n)
+    draws = tracked.sample(n, _UnitNormals([unit[:, :r], unit[:, r:]]))
+    D = draws - tracked.mean
+    np.testing.assert_allclose(D.T @ D, post.cov(grid), atol=1e-10)
+    # and with a real generator, the moments
+    many = tracked.sample(40000, np.random.default_rng(3))
+    np.testing.assert_allclose(many.mean(axis=0), tracked.mean, atol=0.03)
+    np.testing.assert_allclose(np.cov(many.T), post.cov(grid), atol=0.03)
+
+
+def test_samples_fall_back_to_the_factorised_covariance_off_the_candidates():
+    post, tracked, grid = _tracked_posterior(observe_off_grid=True)
+    many = tracked.sample(40000, np.random.default_rng(4))
+    np.testing.assert_allclose(many.mean(axis=0), post.mean(grid), atol=0.03)
+    np.testing.assert_allclose(np.cov(many.T), post.cov(grid), atol=0.03)
+    sub = np.array([1, 5, 9])
+    draws = tracked.sample(30000, np.random.default_rng(5), sub)
+    np.testing.assert_allclose(np.cov(draws.T), post.cov(grid[sub]), atol=0.03)
+
+
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_psd_root_reconstructs_the_matrix_at_its_numerical_rank(duplicate):
+    rng = np.random.default_rng(8)
+    X = rng.random((30, 1))
+    if duplicate:  # 10 repeated rows: rank 20
+        X[20:] = X[:10]
+    K = RBF(0.3)(X)
+    R = psd_root(K)
+    np.testing.assert_allclose(R @ R.T, K, atol=1e-12)
+    assert R.shape[1] <= np.linalg.matrix_rank(K, tol=30 * np.finfo(float).eps) + 1
+    if duplicate:
+        assert R.shape[1] <= 20
+    draws = sample_gaussian(np.zeros(30), K, 1, rng, "pivoted-cholesky")
+    assert draws.shape == (1, 30)

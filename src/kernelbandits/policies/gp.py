@@ -324,11 +324,14 @@ class GPPI(_ImprovementPolicy):
 class GPTS(GPPolicy):
     """GP Thompson sampling: maximise one joint posterior sample.
 
-    On a Grid of at most ``max_joint`` points the sample is exact and joint over every grid point
-    (O(|X|^3) per round). On a larger Grid it is a joint sample on ``n_candidates`` grid points
-    drawn afresh each round (without replacement), and on a Box on ``n_candidates`` fresh
+    On a Grid of at most ``max_joint`` points the sample is exact and joint over every grid point:
+    a prior draw conditioned on the data (Matheron's rule,
+    :meth:`~kernelbandits.regression.CandidatePosterior.sample`), O(|X|^3) once and O(|X|^2 + |X|
+    t) per round. On a larger Grid it is a joint sample on ``n_candidates`` grid points drawn
+    afresh each round (without replacement), and on a Box on ``n_candidates`` fresh
     scrambled-Sobol points (documented discretisations: a joint draw over 14,400 points would
-    need a 14,400 x 14,400 eigendecomposition, minutes and 1.6 GB, every round).
+    need a 14,400 x 14,400 factorisation, minutes and 1.6 GB); those draws factorise the
+    posterior covariance by pivoted Cholesky each round.
     """
 
     name = "GP-TS"

@@ -148,6 +148,6 @@ def tabular_values(domain: Grid, table: ArrayLike) -> Callable[[FloatArray], Flo
         raise ValueError("table contains NaN or inf")
 
     def lookup(X: FloatArray) -> FloatArray:
-        return arr[[domain.index(x) for x in X]]
+        return arr[domain.indices(X)]
 
     return lookup

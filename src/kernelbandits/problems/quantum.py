@@ -76,7 +76,7 @@ class RewardProblem(Problem):
 
     def _index(self, X: ArrayLike) -> np.ndarray:
         Xa = as_points(X, "X", self.domain.dim)
-        return np.array([self.domain.index(x, "X") for x in Xa], dtype=int)
+        return self.domain.indices(Xa, "X")
 
     def f(self, X: ArrayLike) -> FloatArray:
         """Mean rewards at the rows of ``X (n, d)`` (grid points), shape ``(n,)``."""

@@ -76,7 +76,7 @@ class GPSampleProblem(Problem):
     def f(self, X: ArrayLike) -> FloatArray:
         """Sampled values at the rows of ``X (n, d)`` (each a grid point), shape ``(n,)``."""
         Xa = as_points(X, "X", self.domain.dim)
-        idx = np.array([self.domain.index(x, "X") for x in Xa], dtype=int)
+        idx = self.domain.indices(Xa, "X")
         return self.values[idx].copy()
 
     @property

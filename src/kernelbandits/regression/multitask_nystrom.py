@@ -77,6 +77,11 @@ class NystromVectorPosterior(ABC):
         mean, cov = self.predict(X)
         return mean, spectral_norms(cov)
 
+    def _is_data(self, X: FloatArray) -> bool:
+        """Whether ``X`` holds exactly the observed points (a policy asks for the posterior at
+        its data every round: the embedding made at construction is reused, not recomputed)."""
+        return X.shape == self._Xa.shape and np.array_equal(X, self._Xa)
+
     @abstractmethod
     def _predict(self, X: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
@@ -136,7 +141,8 @@ class BlockNystromPosterior(NystromVectorPosterior):
             self._proj = np.zeros((0, 0))
         self.rank = int(self._proj.shape[1])
         r = self.rank
-        Phi = self._embed(Xa).reshape(r, Xa.shape[0] * n)  # (r, t n), point-major columns
+        self._train_embedding = self._embed(Xa)  # (r, t, n), reused when X is the data
+        Phi = self._train_embedding.reshape(r, Xa.shape[0] * n)  # (r, t n), point-major columns
         A = Phi @ Phi.T + self.eta * np.eye(r)  # V~ + eta I
         self._chol = cho_factor(A, lower=True) if r else None
         self._coef = cho_solve(self._chol, Phi @ Ya.reshape(-1)) if self._chol else np.zeros(0)
@@ -152,7 +158,7 @@ class BlockNystromPosterior(NystromVectorPosterior):
         prior = self.kernel.diag_blocks(X)
         if self._chol is None:
             return np.zeros((X.shape[0], self.kernel.n_tasks)), prior
-        Phi = self._embed(X)
+        Phi = self._train_embedding if self._is_data(X) else self._embed(X)
         mean = np.einsum("rmn,r->mn", Phi, self._coef)
         W = solve_triangular(self._chol[0], Phi.reshape(self.rank, -1), lower=True)
         W = W.reshape(Phi.shape)
@@ -189,6 +195,7 @@ class DecoupledNystromPosterior(NystromVectorPosterior):
         self.embedding = nystrom_embedding(self.base, D, w)
         self.rank = self.embedding.rank
         phi = self.embedding(Xa)  # (t, r_k)
+        self._train_embedding = phi  # reused when X is the data
         e, self._Q = np.linalg.eigh(phi.T @ phi)  # v = Q diag(e) Q^T
         e = np.maximum(e, 0.0)
         # inv[j, r] = 1 / (xi_r e_j + eta): (xi_r v + eta I)^{-1} in the Q basis
@@ -200,7 +207,8 @@ class DecoupledNystromPosterior(NystromVectorPosterior):
         """``mu~^r (m, r_dir)`` and ``var~^r (m, r_dir)`` of eq. (8)-(9)."""
         Xa = as_points(X, "X", self.input_dim)
         kxx = self.base.diag(Xa)[:, None]
-        psi = self.embedding(Xa) @ self._Q  # (m, r_k)
+        phi = self._train_embedding if self._is_data(Xa) else self.embedding(Xa)
+        psi = phi @ self._Q  # (m, r_k)
         mean = self.xi * (psi @ (self._b * self._inv))  # eq. (8)
         residual = kxx - np.sum(psi**2, axis=1, keepdims=True)
         var = self.xi * (residual + self.eta * (psi**2 @ self._inv))  # eq. (9)
