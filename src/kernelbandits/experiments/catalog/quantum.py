@@ -350,7 +350,10 @@ def _register_device_noise() -> None:
             f"{fig}: as q-{key}, plus Q-GP-UCB whose QMC runs on Qiskit Aer with a device noise "
             "model (extra 'quantum'): the noise of qiskit's GenericBackendV2 (a synthetic "
             "IBM-like backend, seed 0) through qiskit_aer.noise.NoiseModel.from_backend; the "
-            "paper used a fake IBM backend, which needs the separate IBM runtime package.",
+            "paper used a fake IBM backend, which needs the separate IBM runtime package. "
+            "Each distinct circuit's outcome distribution is simulated once on Aer's "
+            "density-matrix method and the shots are drawn from it (QiskitIAE's "
+            "sampling='exact': Aer's law, a different random stream than Aer's own sampler).",
             fig,
             {"noise_model": "GenericBackendV2(7 qubits, seed 0)"},
         )
