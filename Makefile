@@ -11,7 +11,7 @@
 #                            samplers and an enqueue warm start (about 30 minutes)
 #   make bench-multiobjective -> MultiTaskSampler against Optuna's multi-objective samplers
 #                            (hours; resumable store)
-#   make reproduce-full   -> every paper experiment at paper size (hours; resumable), then the
+#   make reproduce-full   -> every paper experiment at paper size (20 min on 2 cores; resumable), then the
 #                            published report in docs/results
 PYTHON ?= python3
 VENV   ?= .venv
