@@ -178,3 +178,30 @@ def test_tell_many_is_tell_one_by_one():
     with pytest.raises(ValueError, match="shape"):
         many.tell_many(X[:2], [0.0])
     assert many.n_observations == 30  # nothing recorded by the failed calls
+
+
+@pytest.mark.parametrize("bad", [2.5, 2.0, "3", True, 0])
+def test_gp_ts_refuses_a_candidate_count_that_is_not_a_positive_integer(bad):
+    from kernelbandits.kernels import RBF
+
+    with pytest.raises(ValueError, match=r"n_candidates must be an integer >= 1"):
+        GPTS(Grid.linspace(0.0, 1.0, 5), RBF(0.3), n_candidates=bad)
+    with pytest.raises(ValueError, match=r"max_joint must be an integer >= 1"):
+        GPTS(Grid.linspace(0.0, 1.0, 5), RBF(0.3), max_joint=bad)
+
+
+def test_every_concrete_policy_is_importable_from_kernelbandits_policies():
+    import inspect
+
+    import kernelbandits.policies as policies
+    from kernelbandits.policies import Policy
+
+    modules = ["base", "bkb", "design", "gp", "libo", "linucb", "mtbkb", "multitask", "quantum",
+               "transfer", "transfer_baselines", "vector"]  # fmt: skip
+    for name in modules:
+        module = __import__(f"kernelbandits.policies.{name}", fromlist=["_"])
+        for cls_name, cls in inspect.getmembers(module, inspect.isclass):
+            public = not cls_name.startswith("_") and cls.__module__ == module.__name__
+            if public and issubclass(cls, Policy):
+                assert getattr(policies, cls_name, None) is cls, cls_name
+                assert cls_name in policies.__all__

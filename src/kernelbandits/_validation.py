@@ -90,3 +90,11 @@ def check_probability(value: float, name: str) -> float:
     if not 0.0 < val < 1.0:
         raise ValueError(f"{name} must lie in (0, 1); got {value!r}")
     return val
+
+
+def check_count(value: int, name: str, minimum: int = 1) -> int:
+    """Return ``value`` as an ``int`` if it is an integer ``>= minimum`` (a bool, a float such
+    as ``2.5`` or ``2.0``, or a string is refused, not coerced)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    return int(value)

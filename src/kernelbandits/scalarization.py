@@ -68,6 +68,7 @@ from kernelbandits._validation import (
     FloatArray,
     as_finite_vector,
     as_points,
+    check_count,
     check_positive,
 )
 
@@ -94,13 +95,6 @@ SIMPLEX_ATOL = 1e-8
 # ----------------------------------------------------------------------------------------------
 
 
-def _check_count(value: int, name: str, minimum: int = 1) -> int:
-    """Return ``value`` as an ``int`` if it is an integer ``>= minimum``."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
-    return int(value)
-
-
 def check_weights(weights: ArrayLike, n: int | None, name: str = "weights") -> FloatArray:
     """Return ``weights`` as a float array on the open simplex, shape ``(n,)`` or ``(S, n)``.
 
@@ -117,7 +111,7 @@ def check_weights(weights: ArrayLike, n: int | None, name: str = "weights") -> F
     result is a new array with the same number of dimensions as the input.
     """
     if n is not None:
-        n = _check_count(n, "n")
+        n = check_count(n, "n")
     W = np.array(weights, dtype=float)  # a copy
     want = "(n,) or (S, n)" if n is None else f"({n},) or (S, {n})"
     if W.ndim not in (1, 2) or W.shape[-1] == 0 or (n is not None and W.shape[-1] != n):
@@ -157,7 +151,7 @@ def _block_sizes(S: int, m: int, n: int, max_block_floats: int) -> tuple[int, in
 
     The point axis is filled first (long contiguous blocks of points), then the weight axis.
     """
-    budget = _check_count(max_block_floats, "max_block_floats")
+    budget = check_count(max_block_floats, "max_block_floats")
     m_block = max(1, min(m, budget // n))
     s_block = max(1, min(S, budget // (m_block * n)))
     return s_block, m_block
@@ -244,8 +238,8 @@ class Scalarization(ABC):
         simplex (module notes). For a random scalarization (MT paper, App. E) take
         ``sample_weights(n, 1, rng)[0]`` each round.
         """
-        n = _check_count(n, "n")
-        size = _check_count(size, "size")
+        n = check_count(n, "n")
+        size = check_count(size, "size")
         if self.n_outputs is not None and n != self.n_outputs:
             raise ValueError(
                 f"n must equal the length of the reference point ({self.n_outputs}); got {n}"
@@ -408,7 +402,7 @@ class ExpectedScalarization:
         W.setflags(write=False)
         self.scalarization = scalarization
         self.weights: FloatArray = W
-        self.max_block_floats = _check_count(max_block_floats, "max_block_floats")
+        self.max_block_floats = check_count(max_block_floats, "max_block_floats")
         mean = W.mean(axis=0)
         mean.setflags(write=False)
         self.mean_weight: FloatArray = mean
@@ -425,7 +419,7 @@ class ExpectedScalarization:
         max_block_floats: int = MAX_BLOCK_FLOATS,
     ) -> ExpectedScalarization:
         """Average over ``n_samples`` weights drawn from ``scalarization``'s prior ``P_lambda``."""
-        n_samples = _check_count(n_samples, "n_samples")
+        n_samples = check_count(n_samples, "n_samples")
         W = scalarization.sample_weights(n, n_samples, seed)
         return cls(scalarization, W, max_block_floats=max_block_floats)
 

@@ -8,33 +8,59 @@ from kernelbandits.policies.beta import (
     SrinivasBeta,
 )
 from kernelbandits.policies.bkb import BKB, BKBBeta
-from kernelbandits.policies.gp import GPEI, GPPI, GPTS, GPUCB, GPPolicy
-from kernelbandits.policies.linucb import LinUCB
+from kernelbandits.policies.design import WithInitialDesign
+from kernelbandits.policies.gp import GPEI, GPPI, GPTS, GPUCB, GPPolicy, ScoredGPPolicy
+from kernelbandits.policies.libo import (
+    FLIBO,
+    LIBO,
+    FixedKernelLifelong,
+    LifelongPolicy,
+    OfflineMetaLearned,
+)
+from kernelbandits.policies.linucb import FeatureGPUCB, LinUCB
 from kernelbandits.policies.mtbkb import ITBKB, MTBKB
 from kernelbandits.policies.multitask import ITKB, MOBO, MTKB
+from kernelbandits.policies.quantum import QGPUCB, QLinUCB, StagedQuantumPolicy
+from kernelbandits.policies.transfer import DeltaBO, JointGPUCB
+from kernelbandits.policies.transfer_baselines import DiffGP, EnvGP
 from kernelbandits.policies.vector import ScalarizedUCB, VectorPolicy, VectorRandomPolicy
 
 __all__ = [
     "BKB",
+    "FLIBO",
     "GPEI",
     "GPPI",
     "GPTS",
     "GPUCB",
     "ITBKB",
     "ITKB",
+    "LIBO",
     "MOBO",
     "MTBKB",
     "MTKB",
+    "QGPUCB",
     "BKBBeta",
     "BetaSchedule",
     "ConstantBeta",
+    "DeltaBO",
+    "DiffGP",
+    "EnvGP",
+    "FeatureGPUCB",
+    "FixedKernelLifelong",
     "GPPolicy",
     "IGPUCBBeta",
+    "JointGPUCB",
+    "LifelongPolicy",
     "LinUCB",
+    "OfflineMetaLearned",
     "Policy",
+    "QLinUCB",
     "RandomPolicy",
     "ScalarizedUCB",
+    "ScoredGPPolicy",
     "SrinivasBeta",
+    "StagedQuantumPolicy",
     "VectorPolicy",
     "VectorRandomPolicy",
+    "WithInitialDesign",
 ]

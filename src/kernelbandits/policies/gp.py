@@ -24,7 +24,12 @@ from numpy.typing import ArrayLike
 from scipy.stats import norm
 
 from kernelbandits._random import SeedLike
-from kernelbandits._validation import FloatArray, check_nonnegative, check_positive
+from kernelbandits._validation import (
+    FloatArray,
+    check_count,
+    check_nonnegative,
+    check_positive,
+)
 from kernelbandits.acquisition import BoxOptimizer, log_ei_score, log_pi_score, ucb_score
 from kernelbandits.domains import Box, Domain, Grid
 from kernelbandits.kernels import Kernel
@@ -347,12 +352,8 @@ class GPTS(GPPolicy):
         **gp_options: Any,
     ) -> None:
         super().__init__(domain, kernel, noise_var, seed, **gp_options)
-        if int(n_candidates) < 1:
-            raise ValueError(f"n_candidates must be >= 1; got {n_candidates!r}")
-        if int(max_joint) < 1:
-            raise ValueError(f"max_joint must be >= 1; got {max_joint!r}")
-        self.n_candidates = int(n_candidates)
-        self.max_joint = int(max_joint)
+        self.n_candidates = check_count(n_candidates, "n_candidates")
+        self.max_joint = check_count(max_joint, "max_joint")
 
     def _propose(self) -> FloatArray:
         if self._grid is not None and isinstance(self.domain, Grid):
