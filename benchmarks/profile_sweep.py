@@ -124,6 +124,8 @@ def main() -> None:
     parser.add_argument("--project", action="store_true", help="scale to the paper's seeds")
     parser.add_argument("--jobs", type=int, default=2, help="processes for --project's wall time")
     args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error(f"--jobs must be >= 1; got {args.jobs}")
     registry.load_catalog()
     runs = [
         r for r in open_store(args.store).runs() if r.status == "ok" and r.wall_time is not None

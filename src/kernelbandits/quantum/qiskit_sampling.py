@@ -4,7 +4,7 @@ Iterative amplitude estimation runs the circuit ``Q^k A |0>`` (then measures the
 qubit) for a handful of powers ``k``, and a bandit estimates the same few arms again and again:
 in one paper-size device-noise run, 153 circuits were run but only 28 were distinct. Aer's own
 sampler simulates each job afresh (for a noisy circuit: one noisy state-vector trajectory per
-shot, 2.7 s for 100 shots of the 10,000-gate ``k = 13`` circuit). :class:`ExactCountsSampler`
+shot, 2.7 s for 100 shots of the 10,000-gate ``k = 13`` circuit). :func:`exact_counts_sampler`
 simulates each distinct circuit once, exactly, and draws every job's counts from that
 distribution:
 
