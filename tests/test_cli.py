@@ -12,11 +12,42 @@ import _specs
 from kernelbandits.cli import build_parser, main
 
 
-def test_list_shows_the_catalog(capsys) -> None:
+def test_list_on_a_terminal_is_a_table(capsys, monkeypatch) -> None:
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     assert main(["list"]) == 0
     out = capsys.readouterr().out
-    for text in ("demo", "gp-sample-1d", _specs.SMALL_ID, "300"):
+    for text in ("registered experiments", "demo", "gp-sample-1d", _specs.SMALL_ID, "300"):
         assert text in out
+
+
+def test_list_piped_prints_one_id_per_line(capsys) -> None:
+    from kernelbandits.experiments import all_specs
+
+    assert main(["list"]) == 0
+    assert capsys.readouterr().out.splitlines() == [s.id for s in all_specs()]
+
+
+def test_list_json_parses_and_describes_every_experiment(capsys) -> None:
+    from kernelbandits.experiments import all_specs
+
+    assert main(["list", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    specs = {s.id: s for s in all_specs()}
+    assert [r["id"] for r in rows] == list(specs)
+    for row in rows:
+        spec = specs[row["id"]]
+        assert (row["horizon"], row["n_seeds"]) == (spec.horizon, spec.n_seeds)
+        assert row["policies"] == list(spec.policies) and row["title"] == spec.title
+
+
+def test_list_through_a_real_pipe_prints_ids() -> None:
+    from kernelbandits.experiments import all_specs
+
+    out = subprocess.run(
+        [sys.executable, "-m", "kernelbandits", "list"], capture_output=True, text=True, check=True
+    ).stdout
+    ids = out.splitlines()  # the catalog without the specs this test session registers
+    assert ids[0] == "demo" and len(ids) > 30 and set(ids) <= {s.id for s in all_specs()}
 
 
 @pytest.mark.parametrize("command", ["run", "reproduce"])

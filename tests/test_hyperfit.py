@@ -24,6 +24,8 @@ KERNELS = [
     Matern([0.3, 0.5, 0.9], 1.3, 2.5),
     Matern(0.4, 0.8, 1.5),
     Matern([0.3, 0.2, 0.5], 1.1, 0.5),
+    RBF([0.6, 1.1, 0.8], 1.5) * Matern(0.4, 0.5, nu=2.5),  # composites: the product and sum
+    RBF(0.5) + 2.0 * Matern([0.3, 0.9, 0.4], 2.0, nu=1.5),  # rules of Kernel.theta_gradient
 ]
 
 

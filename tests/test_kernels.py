@@ -23,6 +23,7 @@ from kernelbandits.kernels import (
     LegendreFeatures,
     Linear,
     Matern,
+    Product,
     Scaled,
     Sum,
 )
@@ -49,6 +50,8 @@ KERNELS: dict[str, tuple[Kernel, int, float, float]] = {
     "sum": (RBF(0.5) + Matern(0.4, nu=1.5), 2, -1.0, 1.0),
     "scaled": (3.0 * RBF([0.5, 0.2], 0.7), 2, -1.0, 1.0),
     "nested": (2.0 * (Linear(0.5) + FeatureKernel(CosineFeatures1D(4))), 1, 0.0, 1.0),
+    "product": (RBF([0.6, 1.1], 1.5) * Matern(0.4, 0.5, nu=2.5), 2, -1.0, 1.0),
+    "product-linear": (Linear(0.5, 0.2) * RBF(0.8), 2, -1.0, 1.0),
 }
 
 
@@ -103,6 +106,53 @@ def test_sum_and_scaling_match_sklearn() -> None:
         np.testing.assert_allclose(scaled(X, Y), 3.0 * ref1(X, Y), rtol=1e-12)
         np.testing.assert_allclose(scaled.diag(X), np.full(8, 3.6), rtol=1e-12)
     np.testing.assert_allclose(total.theta, np.concatenate([k1.theta, k2.theta]))
+
+
+def test_product_matches_sklearn() -> None:
+    X, Y = _points(8, 2, seed=9), _points(5, 2, seed=10)
+    product = RBF([0.3, 0.8], 1.2) * Matern(0.5, 0.7, nu=1.5)
+    assert isinstance(product, Product)
+    ref = sk.ConstantKernel(1.2) * sk.RBF([0.3, 0.8]) * (sk.ConstantKernel(0.7) * sk.Matern(0.5))
+    np.testing.assert_allclose(product(X, Y), ref(X, Y), rtol=1e-12)
+    np.testing.assert_allclose(product.diag(X), np.full(8, 1.2 * 0.7), rtol=1e-12)
+    rebuilt = product.with_theta(product.theta)
+    assert isinstance(rebuilt, Product)
+    np.testing.assert_allclose(rebuilt(X, Y), product(X, Y), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        RBF([0.6, 1.1], 1.5) * Matern(0.4, 0.5, nu=2.5),
+        RBF(0.5) + Matern([0.3, 0.9], 2.0, nu=1.5),
+        3.0 * Matern(0.7, nu=0.5),
+        2.0 * (RBF(0.4) * RBF([0.9, 0.2])) + Matern(1.0),
+    ],
+    ids=["product", "sum", "scaled", "nested"],
+)
+def test_composite_gradients_match_finite_differences(kernel: Kernel) -> None:
+    """``theta_gradient`` (type-II ML) and ``input_gradient`` (acquisition optimisers) of sums,
+    products and scalings against central differences."""
+    X, Y, h = _points(6, 2, seed=11), _points(4, 2, seed=12), 1e-6
+    dK = kernel.theta_gradient(X)
+    assert dK.shape == (6, 6, kernel.theta.size)
+    for j in range(kernel.theta.size):
+        step = np.zeros(kernel.theta.size)
+        step[j] = h
+        fd = kernel.with_theta(kernel.theta + step)(X) - kernel.with_theta(kernel.theta - step)(X)
+        np.testing.assert_allclose(dK[:, :, j], fd / (2 * h), rtol=1e-6, atol=1e-8)
+    assert kernel.has_input_gradient
+    G = kernel.input_gradient(X, Y)
+    for i in range(2):
+        e = np.zeros(2)
+        e[i] = h
+        fd = (kernel(X + e, Y) - kernel(X - e, Y)) / (2 * h)
+        np.testing.assert_allclose(G[:, :, i], fd, rtol=1e-6, atol=1e-8)
+
+
+def test_a_kernel_without_hyperparameter_gradients_says_so() -> None:
+    with pytest.raises(NotImplementedError, match="cannot be fitted by maximum likelihood"):
+        (Linear() * RBF()).theta_gradient(np.zeros((2, 1)))
 
 
 # --- properties every kernel has ------------------------------------------------------------
@@ -246,6 +296,7 @@ BAD: dict[str, tuple[Callable[[], object], str]] = {
     "nu": (lambda: Matern(nu=2.0), "nu"),
     "negative-scale": (lambda: -1.0 * RBF(), "scale"),
     "sum-dims": (lambda: RBF([1.0, 1.0]) + RBF([1.0, 1.0, 1.0]), "input dimensions"),
+    "product-dims": (lambda: RBF([1.0, 1.0]) * RBF([1.0, 1.0, 1.0]), "input dimensions"),
     "theta-length": (lambda: RBF([1.0, 1.0]).with_theta([0.0]), "theta"),
 }
 

@@ -3,7 +3,7 @@
 Subcommands::
 
     kernelbandits demo [--seeds N] [--horizon T] [--out DIR] [--jobs N]
-    kernelbandits list
+    kernelbandits list [--json]
     kernelbandits reproduce <ids...|all> [--quick] [--seeds N] [--horizon T] [--out DIR]
                        [--jobs N | --workers N | --scheduler tcp://host:port] [--json]
                        [--estimator simulator|qiskit]
@@ -86,7 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     demo = sub.add_parser("demo", help="run GP-UCB, GP-EI and BKB on 1-D GP samples and plot")
     _add_run_options(demo, "rounds per run (default 200)")
-    sub.add_parser("list", help="list the registered experiments")
+    listing = sub.add_parser(
+        "list",
+        help="list the registered experiments (a table on a terminal, one id per line when piped)",
+    )
+    listing.add_argument(
+        "--json", action="store_true", help="print the catalog as a JSON array of objects"
+    )
     for name in ("reproduce", "run"):
         alias = " (alias of reproduce)" if name == "run" else ""
         p = sub.add_parser(name, help="run registered experiments, resumably" + alias)
@@ -350,18 +356,39 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _list() -> int:
+def _list(as_json: bool) -> int:
+    """The catalog: a JSON array with ``--json``, a rich table on a terminal, and one id per
+    line otherwise (so that ``kernelbandits list | head`` and ``grep`` see ids, not a table
+    wrapped at 80 columns)."""
+    from kernelbandits.experiments import all_specs
+
+    specs = all_specs()
+    if as_json:
+        fields = ("id", "title", "reference", "horizon", "n_seeds", "quick_horizon")
+        rows = [
+            {
+                **{f: getattr(s, f) for f in fields},
+                "quick_seeds": s.quick_seeds,
+                "variant_of": s.variant_of or None,
+                "policies": list(s.policies),
+            }
+            for s in specs
+        ]
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not sys.stdout.isatty():
+        print("\n".join(s.id for s in specs))
+        return 0
+
     from rich.console import Console
     from rich.table import Table
-
-    from kernelbandits.experiments import all_specs
 
     table = Table(title="registered experiments")
     table.add_column("id", no_wrap=True)
     table.add_column("title / reference", ratio=1)
     for col in ("T", "seeds", "quick"):
         table.add_column(col, justify="right", no_wrap=True)
-    for s in all_specs():
+    for s in specs:
         what = f"{s.title}\n[dim]{s.reference}[/dim]" if s.reference else s.title
         quick = f"T={s.quick_horizon} x{s.quick_seeds}"
         table.add_row(s.id, what, str(s.horizon), str(s.n_seeds), quick)
@@ -378,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code) if isinstance(exc.code, int) else 2
     try:
         if args.command == "list":
-            return _list()
+            return _list(args.json)
         if args.command == "demo":
             return _run(args, ["demo"], quick=False, as_json=False)
         if args.command == "report":

@@ -1,7 +1,7 @@
 """Kernels: stationary (RBF, Matern), linear, finite feature maps, sums and positive scaling;
 multi-task kernels (ICM, independent tasks, sums of separable kernels)."""
 
-from kernelbandits.kernels.base import Kernel, Scaled, Sum
+from kernelbandits.kernels.base import Kernel, Product, Scaled, Sum
 from kernelbandits.kernels.features import (
     CosineFeatures1D,
     CosineFeatures2D,
@@ -31,6 +31,7 @@ __all__ = [
     "LegendreFeatures",
     "Linear",
     "Matern",
+    "Product",
     "Scaled",
     "SeparableSum",
     "Sum",

@@ -1,4 +1,4 @@
-"""Kernel base class, sums and positive scaling.
+"""Kernel base class, sums, products and positive scaling.
 
 Notation (every kernel module):
     X : (m, d) array of m points      Y : (m', d) array of m' points
@@ -69,15 +69,29 @@ class Kernel(ABC):
         """``k(X, Y) (m, n)`` and :meth:`input_gradient` ``(m, n, d)`` (kernels may share work)."""
         return self(X, Y), self.input_gradient(X, Y)
 
+    def theta_gradient(self, X: ArrayLike) -> FloatArray:
+        """``d K(X, X) / d theta``, shape ``(n, n, p)``: what type-II maximum likelihood follows
+        (:func:`~kernelbandits.regression.likelihood.log_marginal_likelihood_and_gradient`).
+
+        Provided by the stationary kernels and by sums, products and scalings of them.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not provide hyperparameter gradients, so it cannot be "
+            "fitted by maximum likelihood; fix its hyperparameters instead"
+        )
+
     def __add__(self, other: Kernel) -> Kernel:
         if not isinstance(other, Kernel):
             return NotImplemented
         return Sum(self, other)
 
-    def __mul__(self, scale: float) -> Kernel:
-        if isinstance(scale, Kernel) or not isinstance(scale, int | float | np.floating):
+    def __mul__(self, other: Kernel | float) -> Kernel:
+        """``k * k'`` is the :class:`Product` kernel, ``k * c`` (``c > 0``) the :class:`Scaled`."""
+        if isinstance(other, Kernel):
+            return Product(self, other)
+        if isinstance(other, bool) or not isinstance(other, int | float | np.floating):
             return NotImplemented
-        return Scaled(self, float(scale))
+        return Scaled(self, float(other))
 
     __rmul__ = __mul__
 
@@ -99,25 +113,16 @@ def check_theta(theta: ArrayLike, size: int) -> FloatArray:
     return th
 
 
-class Sum(Kernel):
-    """``k(x, x') = k1(x, x') + k2(x, x')``."""
+class _Pair(Kernel):
+    """A kernel made of two kernels on the same inputs; ``theta`` is ``k1``'s then ``k2``'s."""
 
     def __init__(self, k1: Kernel, k2: Kernel) -> None:
-        self.k1, self.k2 = k1, k2
+        self.k1, self.k2 = check_kernel(k1), check_kernel(k2)
         dims = {k.input_dim for k in (k1, k2) if k.input_dim is not None}
         if len(dims) > 1:
             raise ValueError(f"k1 and k2 expect different input dimensions {sorted(dims)}")
         self.input_dim = dims.pop() if dims else None
         self.has_input_gradient = k1.has_input_gradient and k2.has_input_gradient
-
-    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
-        return self.k1._gram(X, Y) + self.k2._gram(X, Y)
-
-    def diag(self, X: ArrayLike) -> FloatArray:
-        return self.k1.diag(X) + self.k2.diag(X)
-
-    def input_gradient(self, X: ArrayLike, Y: ArrayLike) -> FloatArray:
-        return self.k1.input_gradient(X, Y) + self.k2.input_gradient(X, Y)
 
     @property
     def theta(self) -> FloatArray:
@@ -130,10 +135,55 @@ class Sum(Kernel):
     def with_theta(self, theta: ArrayLike) -> Kernel:
         th = check_theta(theta, self.theta.size)
         p1 = self.k1.theta.size
-        return Sum(self.k1.with_theta(th[:p1]), self.k2.with_theta(th[p1:]))
+        return type(self)(self.k1.with_theta(th[:p1]), self.k2.with_theta(th[p1:]))
+
+
+class Sum(_Pair):
+    """``k(x, x') = k1(x, x') + k2(x, x')``."""
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        return self.k1._gram(X, Y) + self.k2._gram(X, Y)
+
+    def diag(self, X: ArrayLike) -> FloatArray:
+        return self.k1.diag(X) + self.k2.diag(X)
+
+    def input_gradient(self, X: ArrayLike, Y: ArrayLike) -> FloatArray:
+        return self.k1.input_gradient(X, Y) + self.k2.input_gradient(X, Y)
+
+    def theta_gradient(self, X: ArrayLike) -> FloatArray:
+        return np.concatenate([self.k1.theta_gradient(X), self.k2.theta_gradient(X)], axis=-1)
 
     def __repr__(self) -> str:
         return f"({self.k1!r} + {self.k2!r})"
+
+
+class Product(_Pair):
+    """``k(x, x') = k1(x, x') k2(x, x')``: positive definite as the Schur product of two PSD
+    Gram matrices (e.g. a smooth trend times a periodic or a rough component)."""
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        return self.k1._gram(X, Y) * self.k2._gram(X, Y)
+
+    def diag(self, X: ArrayLike) -> FloatArray:
+        return self.k1.diag(X) * self.k2.diag(X)
+
+    def input_gradient(self, X: ArrayLike, Y: ArrayLike) -> FloatArray:
+        return self.value_and_input_gradient(X, Y)[1]
+
+    def value_and_input_gradient(self, X: ArrayLike, Y: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """The product rule: ``d (k1 k2) / dx = k1' k2 + k1 k2'``."""
+        v1, g1 = self.k1.value_and_input_gradient(X, Y)
+        v2, g2 = self.k2.value_and_input_gradient(X, Y)
+        return v1 * v2, g1 * v2[:, :, None] + v1[:, :, None] * g2
+
+    def theta_gradient(self, X: ArrayLike) -> FloatArray:
+        """``[dK1 * K2, K1 * dK2]`` along the last axis (the product rule per parameter)."""
+        K1, K2 = self.k1(X), self.k2(X)
+        dK1, dK2 = self.k1.theta_gradient(X), self.k2.theta_gradient(X)
+        return np.concatenate([dK1 * K2[:, :, None], K1[:, :, None] * dK2], axis=-1)
+
+    def __repr__(self) -> str:
+        return f"({self.k1!r} * {self.k2!r})"
 
 
 class Scaled(Kernel):
@@ -157,6 +207,13 @@ class Scaled(Kernel):
     def value_and_input_gradient(self, X: ArrayLike, Y: ArrayLike) -> tuple[FloatArray, FloatArray]:
         value, gradient = self.kernel.value_and_input_gradient(X, Y)
         return self.scale * value, self.scale * gradient
+
+    def theta_gradient(self, X: ArrayLike) -> FloatArray:
+        """``d (c K0) / d log c = c K0`` first, then ``c dK0``."""
+        return np.concatenate(
+            [self.scale * self.kernel(X)[:, :, None], self.scale * self.kernel.theta_gradient(X)],
+            axis=-1,
+        )
 
     @property
     def theta(self) -> FloatArray:

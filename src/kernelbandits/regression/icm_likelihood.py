@@ -146,7 +146,7 @@ def icm_log_likelihood_and_gradient(
     eta = check_positive(noise_var, "noise_var")
     model = _Kronecker(kernel(Xa), Ba, Ya, eta)
     G_K, G_B, g_eta = model.gradient_terms()
-    dK = kernel.theta_gradient(Xa)  # type: ignore[attr-defined]  # (t, t, p)
+    dK = kernel.theta_gradient(Xa)  # (t, t, p)
     return model.log_likelihood(), np.einsum("ij,ijk->k", G_K, dK), G_B, eta * g_eta
 
 

