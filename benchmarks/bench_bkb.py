@@ -31,7 +31,7 @@ def setting(name: str, seed: int) -> tuple[Problem, Kernel, BetaSchedule]:
         return Branin(noise_std=0.1, normalize=True), RBF([3.0, 3.0]), ConstantBeta(2.0)
     kernel = RBF(0.1)
     problem = GPSampleProblem(Grid.linspace(0.0, 1.0, 200), kernel, noise_std=0.1, seed=seed)
-    return problem, kernel, IGPUCBBeta(B=1.0, R=0.1, delta=0.1)
+    return problem, kernel, IGPUCBBeta(norm_bound=1.0, noise_std=0.1, delta=0.1)
 
 
 def play(policy: Policy, problem: Problem, rounds: int, seed: int) -> tuple[np.ndarray, float]:

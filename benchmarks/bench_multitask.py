@@ -135,7 +135,7 @@ def posterior_rounds(
 def policy_rounds(method: Method, s: Setting, t: int, rounds: int, seed: int) -> np.ndarray:
     """MTKB fed ``t`` observations by ``tell``; per-round wall seconds of ``ask`` + ``tell``."""
     rng = np.random.default_rng(seed)
-    policy = MTKB(s.grid, s.kernel, s.scalarization, eta=ETA, method=method, seed=seed)
+    policy = MTKB(s.grid, s.kernel, s.scalarization, lam=ETA, method=method, seed=seed)
     idx = rng.integers(len(s.grid), size=t)
     for i in range(t):
         policy.tell(s.grid.points[idx[i]], s.observe(s.grid.points[idx[i]], rng))
@@ -204,7 +204,7 @@ def play_mtbkb(
 ) -> tuple[np.ndarray, np.ndarray, MTBKB]:
     """Per-round (ask wall, tell wall, ask + tell cpu) seconds ``(rounds, 3)``, ``m_t``, policy."""
     policy = MTBKB(
-        s.grid, s.kernel, s.scalarization, eta=ETA, noise_std=NOISE_SD, q=q, horizon=horizon,
+        s.grid, s.kernel, s.scalarization, lam=ETA, noise_std=NOISE_SD, qbar=q, horizon=horizon,
         merge_repeats=merge, seed=seed,
     )  # fmt: skip
     rng = np.random.default_rng(seed + 1)
@@ -275,7 +275,7 @@ def part_mtbkb_variant(
     wall = clock.lap()[0]
     total = times[:, 0] + times[:, 1]
     fit, cpu_fit = linear_fit(total), linear_fit(times[:, 2])
-    q_txt = f"q = {policy.q:.0f}" + (f" (Thm 3, T = {horizon})" if q is None else " (user-set)")
+    q_txt = f"q = {policy.qbar:.0f}" + (f" (Thm 3, T = {horizon})" if q is None else " (user-set)")
     print(f"-- {label}: {q_txt}, {rounds} rounds, {wall:.0f} s --")
     print(
         f"{'t':>6} {'m_t':>5} {'mean m_t':>9} {'max m_t':>8} {'ask ms':>7} {'tell ms':>8}"

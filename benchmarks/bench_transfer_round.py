@@ -62,8 +62,8 @@ def main() -> None:
     source = SourceData(Xs, bohachevsky_source(Xs) + 0.49 * rng.standard_normal(len(idx)), 0.24)
     kg, kt, kd = RBF(1.6), Matern(0.8, nu=2.5), Matern(1.0, nu=2.5, variance=0.09)
     makers: dict[str, Callable[[], Policy]] = {
-        "DeltaBO": lambda: DeltaBO(grid, source, kg, kd, 0.06, beta=4.0, seed=0),
-        "Joint-GP (exact)": lambda: JointGPUCB(grid, source, kg, kd, 0.06, beta=4.0, seed=0),
+        "DeltaBO": lambda: DeltaBO(grid, source, kg, kd, 0.06, beta=2.0, seed=0),
+        "Joint-GP (exact)": lambda: JointGPUCB(grid, source, kg, kd, 0.06, beta=2.0, seed=0),
     }
     try:
         from kernelbandits.policies.transfer_baselines import DiffGP, EnvGP

@@ -35,7 +35,7 @@ def dictionary_sizes(
         problem.domain,
         problem.kernel,
         problem.utility.scalarization,
-        b=problem.norm_bound,
+        norm_bound=problem.norm_bound,
         noise_std=problem.noise_std,
         horizon=horizon,
         seed=seed,

@@ -51,7 +51,7 @@ def test_regret_and_small_dictionary(f: np.ndarray):
 
 def test_bkb_radius_also_learns(f: np.ndarray):
     T = 150
-    bkb = BKB(GRID, KERNEL, noise_var=NOISE_SD**2, beta=BKBBeta(F=1.0, delta=0.5), seed=3)
+    bkb = BKB(GRID, KERNEL, noise_var=NOISE_SD**2, beta=BKBBeta(norm_bound=1.0, delta=0.5), seed=3)
     r_bkb, _ = run(bkb, f, T)
     r_rand, _ = run(RandomPolicy(GRID, seed=3), f, T)
     print(
@@ -139,9 +139,15 @@ def test_same_seed_same_choices(f: np.ndarray):
 def test_beta_schedules():
     bkb = BKB(GRID, KERNEL, beta=ConstantBeta(1.5), seed=0)
     assert bkb.width() == 1.5
-    bkb = BKB(GRID, KERNEL, noise_var=0.04, beta=IGPUCBBeta(B=1.0, R=0.2, delta=0.1), seed=0)
+    bkb = BKB(
+        GRID,
+        KERNEL,
+        noise_var=0.04,
+        beta=IGPUCBBeta(norm_bound=1.0, noise_std=0.2, delta=0.1),
+        seed=0,
+    )
     assert bkb.width() == pytest.approx(1.0 + 0.2 * np.sqrt(2 * (1 + np.log(10))))
-    sched = BKBBeta(F=2.0, delta=0.5)
+    sched = BKBBeta(norm_bound=2.0, delta=0.5)
     # beta = sqrt(lam) F + sqrt(noise_var (logdet + log(1/delta))), multiplier of the scaled sd
     assert sched.radius(0.04, 0.09, 3.0) == pytest.approx(0.2 * 2 + np.sqrt(0.09 * (3 + np.log(2))))
     assert sched.bkb_width(0.04, 0.09, 3.0) == pytest.approx(sched.radius(0.04, 0.09, 3.0) / 0.2)

@@ -33,7 +33,7 @@ def test_same_seed_same_asks_different_seed_different_asks():
 
 
 def test_initial_asks_are_random_then_the_policy_takes_over():
-    c = Campaign(LINE, seed=0, n_initial=3)
+    c = Campaign(LINE, seed=0, n_init=3)
     first = [c.ask() for _ in range(3)]  # random asks never refuse, even with pending trials
     assert all(t.value is None for t in c.trials)
     for t in first:
@@ -42,17 +42,17 @@ def test_initial_asks_are_random_then_the_policy_takes_over():
 
 
 def test_restore_from_partial_history_gives_the_same_next_ask():
-    full = Campaign(LINE, seed=5, n_initial=4)
+    full = Campaign(LINE, seed=5, n_init=4)
     run(full, parabola, 9)
     history = full.trials
     pending = full.ask()  # leave one pending, to restore it too
     expected = full.ask()
-    restored = Campaign.from_trials(LINE, [*history, pending], seed=5, n_initial=4)
+    restored = Campaign.from_trials(LINE, [*history, pending], seed=5, n_init=4)
     assert restored.trials == [*history, pending]
     assert restored.ask() == expected
     # from the completed history alone, in any order
-    again = Campaign.from_trials(LINE, history[::-1], seed=5, n_initial=4)
-    full_again = run(Campaign(LINE, seed=5, n_initial=4), parabola, 9)
+    again = Campaign.from_trials(LINE, history[::-1], seed=5, n_init=4)
+    full_again = run(Campaign(LINE, seed=5, n_init=4), parabola, 9)
     assert again.ask() == full_again.ask()
 
 
@@ -83,7 +83,7 @@ def test_minimize_direction():
 def test_hallucinated_pending_point_is_told_its_posterior_mean():
     # the policy by hand below is this one (no fit, no warping: it is told standardised values)
     factory = gp_ucb(LINE, hyperparameters="fixed", output_warping=False)
-    c = Campaign(LINE, factory, seed=3, n_initial=4)
+    c = Campaign(LINE, factory, seed=3, n_init=4)
     run(c, parabola, 4)
     first = c.ask()
     second = c.ask()
@@ -104,7 +104,7 @@ def test_hallucinated_pending_point_is_told_its_posterior_mean():
 
 
 def test_refuse_raises_on_pending_and_records_nothing():
-    c = Campaign(LINE, seed=0, n_initial=2, pending="refuse")
+    c = Campaign(LINE, seed=0, n_init=2, pending="refuse")
     run(c, parabola, 3)
     c.ask()
     before = c.trials
@@ -114,7 +114,7 @@ def test_refuse_raises_on_pending_and_records_nothing():
 
 
 def test_policy_without_posterior_mean_refuses_pending():
-    c = Campaign(LINE, lambda dom, seed: RandomPolicy(dom, seed), seed=0, n_initial=0)
+    c = Campaign(LINE, lambda dom, seed: RandomPolicy(dom, seed), seed=0, n_init=0)
     c.ask()
     with pytest.raises(ValueError, match="mean_sd"):
         c.ask()
@@ -154,7 +154,7 @@ def test_trials_are_copies():
 
 
 def test_add_warm_starts_the_policy():
-    c = Campaign(LINE, seed=0, n_initial=3)
+    c = Campaign(LINE, seed=0, n_init=3)
     for x in (0.0, 0.5, 1.0):
         c.add({"x": x}, parabola({"x": x}))
     t = c.ask()  # three trials already: the policy answers
@@ -169,8 +169,8 @@ def test_bad_options_raise():
         Campaign(LINE, pending="ignore")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="seed"):
         Campaign(LINE, seed=-1)
-    with pytest.raises(ValueError, match="n_initial"):
-        Campaign(LINE, n_initial=-1)
+    with pytest.raises(ValueError, match="n_init"):
+        Campaign(LINE, n_init=-1)
     with pytest.raises(ValueError, match="beta"):
         gp_ucb(LINE, beta="huge")
     with pytest.raises(ValueError, match="distinct"):
@@ -195,7 +195,7 @@ def test_mixed_space_end_to_end_with_batches():
             + (1.0 if p["kind"] == "b" else 0.0)
         )
 
-    c = Campaign(space, seed=0, n_initial=6)
+    c = Campaign(space, seed=0, n_init=6)
     for _ in range(8):  # batches of 3 asks before telling
         batch = [c.ask() for _ in range(3)]
         assert len({tuple(sorted(t.params.items())) for t in batch}) == 3
@@ -205,7 +205,7 @@ def test_mixed_space_end_to_end_with_batches():
     best = c.best
     assert best.params["kind"] == "b" and best.params["depth"] == 4
     assert abs(math.log10(best.params["lr"]) + 2.0) < 0.3
-    restored = Campaign.from_trials(space, c.trials, seed=0, n_initial=6)
+    restored = Campaign.from_trials(space, c.trials, seed=0, n_init=6)
     assert restored.ask() == c.ask()
 
 
@@ -221,7 +221,7 @@ def test_bkb_and_theory_width_factories(beta):
 
 def test_factory_checks_the_dimension():
     other = SearchSpace([Float("x", 0, 1), Float("y", 0, 1)])
-    c = Campaign(LINE, gp_ucb(other), n_initial=0)
+    c = Campaign(LINE, gp_ucb(other), n_init=0)
     with pytest.raises(ValueError, match="dimension"):
         c.ask()
     assert c.trials == []

@@ -9,7 +9,7 @@ import pytest
 
 from kernelbandits.campaign import Campaign
 from kernelbandits.space import Categorical, Float, Int, SearchSpace
-from policy_zoo import POLICY_FACTORIES
+from policy_zoo import CAMPAIGN_POLICIES, POLICY_FACTORIES
 
 SPACE = SearchSpace(
     [Float("lr", 1e-3, 1.0, log=True), Int("width", 1, 9), Categorical("kind", ["a", "b"])]
@@ -24,9 +24,9 @@ def objective(config: dict) -> float:
     )
 
 
-@pytest.mark.parametrize("name", sorted(POLICY_FACTORIES))
+@pytest.mark.parametrize("name", sorted(CAMPAIGN_POLICIES))
 def test_every_policy_runs_a_campaign_over_a_mixed_space(name: str) -> None:
-    campaign = Campaign(SPACE, POLICY_FACTORIES[name], seed=3, n_initial=3)
+    campaign = Campaign(SPACE, POLICY_FACTORIES[name], seed=3, n_init=3)
     for _ in range(8):
         trial = campaign.ask()
         SPACE.encode(trial.params)  # a valid configuration of the space

@@ -112,7 +112,7 @@ def test_mtkb_with_the_identity_for_b_does_not_beat_itself_without_correlations(
         vp, kernel, base = catalog._parts(problem)
         blind = ICM(base, np.eye(kernel.n_tasks))  # the tasks taken as independent, unit scale
         return MTKB(
-            vp.domain, blind, b=vp.norm_bound, noise_std=vp.noise_std, delta=catalog.DELTA,
+            vp.domain, blind, norm_bound=vp.norm_bound, noise_std=vp.noise_std, delta=catalog.DELTA,
             lipschitz=catalog.LIPSCHITZ, **catalog._common(vp, seed, False),  # type: ignore[arg-type]
         )  # fmt: skip
 

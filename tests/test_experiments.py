@@ -43,7 +43,7 @@ def test_catalog_specs_are_complete_and_picklable_by_name() -> None:
         for fn in (spec.make_problem, *spec.policies.values()):
             assert "<" not in fn.__qualname__, "factories must be module-level functions"
     assert get("demo").size() == (200, 5) and get("demo").size(quick=True) == (60, 2)
-    assert list(get("demo").policies) == ["GP-UCB", "GP-EI", "BKB"]
+    assert list(get("demo").policies) == ["GP-UCB", "GP-EI", "BKB (qbar=2)"]
     assert get("gp-sample-1d").size() == (300, 10) and get("gp-sample-1d").metric == "average"
 
 

@@ -38,7 +38,7 @@ def test_gp_ucb_regret_on_a_gp_sample():
 
 def test_beta_schedules_closed_forms():
     assert ConstantBeta(1.5).width(7, 3.0, 10) == 1.5
-    igp = IGPUCBBeta(B=2.0, R=0.5, delta=0.05)
+    igp = IGPUCBBeta(norm_bound=2.0, noise_std=0.5, delta=0.05)
     assert igp.width(1, 4.0, None) == pytest.approx(2.0 + 0.5 * np.sqrt(2 * (4.0 + 1 + np.log(20))))
     sri = SrinivasBeta(delta=0.1)
     assert sri.width(3, 0.0, 100) == pytest.approx(np.sqrt(2 * np.log(100 * 9 * np.pi**2 / 0.6)))
@@ -50,7 +50,9 @@ def test_beta_schedules_closed_forms():
 
 def test_gp_ucb_width_uses_the_information_gain_so_far():
     grid, kernel = Grid.linspace(0, 1, 50), RBF(0.2)
-    policy = GPUCB(grid, kernel, noise_var=0.04, beta=IGPUCBBeta(B=1.0, R=0.2, delta=0.1))
+    policy = GPUCB(
+        grid, kernel, noise_var=0.04, beta=IGPUCBBeta(norm_bound=1.0, noise_std=0.2, delta=0.1)
+    )
     for x in grid.points[::10]:
         policy.tell(x, 0.3)
     gamma = 0.5 * np.linalg.slogdet(np.eye(5) + kernel(grid.points[::10]) / 0.04)[1]
@@ -75,8 +77,8 @@ def test_expected_and_probability_of_improvement_match_monte_carlo(xi):
     draws = mu + sd * np.random.default_rng(1).standard_normal((200_000, 1)) * np.ones_like(mu)
     mc_ei = np.maximum(draws - best - xi, 0).mean(axis=0)
     mc_pi = (draws > best + xi).mean(axis=0)
-    np.testing.assert_allclose(ei._score(mu, sd), mc_ei, atol=4e-3 * sd.max() + 1e-4)
-    np.testing.assert_allclose(pi._score(mu, sd), mc_pi, atol=5e-3)
+    np.testing.assert_allclose(ei.acquisition()(mu, sd), mc_ei, atol=4e-3 * sd.max() + 1e-4)
+    np.testing.assert_allclose(pi.acquisition()(mu, sd), mc_pi, atol=5e-3)
 
 
 def test_thompson_sampling_picks_the_argmax_of_a_posterior_draw():

@@ -125,7 +125,7 @@ def test_non_unique_lasso_returns_a_certified_vertex() -> None:
 def test_bad_input_is_rejected() -> None:
     design = _random_design(np.random.default_rng(0), 2, 5, [1] * 4, [0])
     for bad in (0.0, -1.0, np.nan, np.inf):
-        with pytest.raises(ValueError, match="lam"):
+        with pytest.raises(ValueError, match="penalty"):
             solve_group_lasso(design, bad)
     with pytest.raises(ValueError, match="beta0"):
         solve_group_lasso(design, 0.1, beta0=np.zeros((3, 4)))

@@ -41,6 +41,8 @@ def check_index(ns: Namespace) -> None:
     assert result.store_path.is_file()
     assert len(ns["runs"]) == 2 * len(ns["spec"].policies)
     assert all(run.status == "ok" and run.horizon == 50 for run in ns["runs"])
+    # the toy policy passed the whole contract on both domains, the posterior check included
+    assert {"bad_tell@grid", "bad_tell@box", "posterior@box", "tell_many@grid"} <= set(ns["checks"])
 
 
 def check_multitask(ns: Namespace) -> None:
@@ -95,7 +97,15 @@ def check_asktell(ns: Namespace) -> None:
     assert len(near) >= 3 and min(near) < 0.2 and max(near) > 0.5
 
 
+def check_glossary(ns: Namespace) -> None:
+    # beta multiplies the sd as written; the retired spelling S still sets norm_bound, and warns
+    assert ns["policy"].width() == 2.0 and ns["old"].norm_bound == 2.0
+    assert issubclass(ns["caught"][0].category, DeprecationWarning)
+    assert "norm_bound=" in str(ns["caught"][0].message)
+
+
 CHECKS: dict[str, Callable[[Namespace], None]] = {
+    "glossary": check_glossary,
     "index": check_index,
     "multitask": check_multitask,
     "lifelong": check_lifelong,

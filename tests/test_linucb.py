@@ -48,7 +48,7 @@ def test_incremental_algebra_matches_closed_forms(problem):
 
 def test_thm2_radius():
     grid = Grid(np.eye(3))
-    pol = LinUCB(grid, lam=2.0, noise_std=0.3, S=1.5, delta=0.05, seed=0)
+    pol = LinUCB(grid, lam=2.0, noise_std=0.3, norm_bound=1.5, delta=0.05, seed=0)
     # t = 0: log(det V / det(lam I)) = 0
     assert pol.width() == pytest.approx(0.3 * np.sqrt(2 * np.log(20)) + np.sqrt(2.0) * 1.5)
     pol.tell([1.0, 0.0, 0.0], 1.0)
@@ -62,14 +62,14 @@ def test_beta_override():
     grid = Grid(np.eye(3))
     assert LinUCB(grid, beta=0.5).width() == 0.5
     assert LinUCB(grid, beta=ConstantBeta(0.25)).width() == 0.25
-    sched = IGPUCBBeta(B=1.0, R=0.1, delta=0.1)
+    sched = IGPUCBBeta(norm_bound=1.0, noise_std=0.1, delta=0.1)
     assert LinUCB(grid, beta=sched).width() == pytest.approx(sched.width(1, 0.0, 3))
 
 
 def test_regret_below_random(problem):
     grid, theta = problem
     T = 500
-    r_lin, _ = run(LinUCB(grid, noise_std=0.1, S=1.0, seed=1), grid, theta, T)
+    r_lin, _ = run(LinUCB(grid, noise_std=0.1, norm_bound=1.0, seed=1), grid, theta, T)
     r_rand, _ = run(RandomPolicy(grid, seed=1), grid, theta, T)
     print(f"\nLinUCB d={D} T={T}: regret {r_lin:.2f} (random {r_rand:.2f})")
     assert r_lin < 0.2 * r_rand
@@ -124,7 +124,7 @@ def test_bad_features():
         ({"lam": 0.0}, "lam"),
         ({"lam": -1.0}, "lam"),
         ({"noise_std": -0.1}, "noise_std"),
-        ({"S": np.nan}, "S"),
+        ({"norm_bound": np.nan}, "norm_bound"),
         ({"delta": 1.0}, "delta"),
         ({"beta": 0.0}, "beta"),
     ],
@@ -161,3 +161,12 @@ def test_box_domain():
     assert pol.theta[0] > 0.3 and pol.theta[1] < 0.0
     x = pol.ask()
     assert x[0] > 0.5 and x[1] < 0.0  # the UCB maximiser moves towards the (1, -1) corner
+
+
+def test_retired_spelling_S_still_works_with_a_deprecation_warning():
+    grid = Grid.linspace(0.0, 1.0, 5)
+    with pytest.warns(DeprecationWarning, match="norm_bound="):
+        old = LinUCB(grid, S=2.0, seed=0)
+    assert old.norm_bound == 2.0 and old.width() == LinUCB(grid, norm_bound=2.0).width()
+    with pytest.raises(TypeError, match="norm_bound= only"):
+        LinUCB(grid, S=2.0, norm_bound=2.0)

@@ -311,7 +311,7 @@ def test_eq1_lambda_exceeds_lam_max_and_falls_back(selection_data, cos50):
     optimum and META-KGL selects nothing."""
     for _, tasks in selection_data:
         assert 0.1 < lam_max(cos50, tasks) < 0.25
-        est = MetaKGL(cos50, lam=0.25, omega=OMEGA, normalization="eq1").fit(tasks)
+        est = MetaKGL(cos50, penalty=0.25, omega=OMEGA, normalization="eq1").fit(tasks)
         assert est.selected.size == 0 and est.fell_back
         np.testing.assert_array_equal(est.group_norms, np.zeros(P))
 
@@ -322,7 +322,7 @@ def test_meta_kgl_recovers_true_support(selection_data, cos50):
     16/20 at m = 5)."""
     exact = 0
     for J, tasks in selection_data:
-        est = MetaKGL(cos50, lam=0.25, omega=OMEGA).fit(tasks)
+        est = MetaKGL(cos50, penalty=0.25, omega=OMEGA).fit(tasks)
         assert not est.fell_back
         # Alg. 1: J = {j : ||beta^(j)|| >= omega sqrt(s)} on the reported norms
         np.testing.assert_array_equal(
@@ -339,22 +339,22 @@ def test_per_task_normalization_is_eq1_times_s(selection_data, cos50):
     at lam / s, and that optimum satisfies eq. (1)'s KKT conditions at lam / s."""
     _, tasks = selection_data[0]
     s = len(tasks)
-    per_task = MetaKGL(cos50, lam=0.25, omega=OMEGA)
+    per_task = MetaKGL(cos50, penalty=0.25, omega=OMEGA)
     assert per_task.eq1_lam(s) == pytest.approx(0.25 / s)
-    assert MetaKGL(cos50, lam=0.25, omega=OMEGA, normalization="eq1").eq1_lam(s) == 0.25
+    assert MetaKGL(cos50, penalty=0.25, omega=OMEGA, normalization="eq1").eq1_lam(s) == 0.25
     beta = group_lasso(cos50, tasks, 0.25 / s)
     n_active, _ = assert_kkt(cos50, tasks, beta, 0.25 / s)
     assert n_active >= 5
     est = per_task.fit(tasks)
     # MetaKGL's fit and group_lasso solve the same problem to a certified gap
     np.testing.assert_allclose(est.group_norms, group_norms(cos50, beta), rtol=0, atol=1e-6)
-    est_eq1 = MetaKGL(cos50, lam=0.25 / s, omega=OMEGA, normalization="eq1").fit(tasks)
+    est_eq1 = MetaKGL(cos50, penalty=0.25 / s, omega=OMEGA, normalization="eq1").fit(tasks)
     np.testing.assert_array_equal(est.selected, est_eq1.selected)
 
 
 def test_empty_selection_falls_back_to_k_full(selection_data, cos50):
     _, tasks = selection_data[0]
-    est = MetaKGL(cos50, lam=0.25, omega=1e6).fit(tasks)
+    est = MetaKGL(cos50, penalty=0.25, omega=1e6).fit(tasks)
     assert est.fell_back and est.selected.size == 0 and est.selected.dtype.kind == "i"
     assert np.any(est.group_norms > 0)  # the lasso found active groups; the threshold removed them
     X = np.linspace(0, 1, 9)[:, None]
@@ -378,7 +378,7 @@ VOTES = [[0, 1, 2, 3], [0, 1, 2], (0, 1), np.array([0, 0])]  # counts 4, 3, 2, 1
     ],
 )
 def test_aggregate_majority_vote(cos50, alpha, expected):
-    est = FMetaKGL(cos50, lam=0.1, omega=OMEGA, alpha=alpha).aggregate(VOTES)
+    est = FMetaKGL(cos50, penalty=0.1, omega=OMEGA, alpha=alpha).aggregate(VOTES)
     np.testing.assert_array_equal(est.selected, expected)
     counts = np.zeros(P)
     counts[:4] = [4, 3, 2, 1]
@@ -392,7 +392,7 @@ def test_aggregate_matches_counter_reference(cos50):
     c = Counter(int(j) for v in votes for j in v)
     for alpha in (0.0, 0.25, 0.5, 1.0, 1 / 6, 1 / 3):
         expected = [j for j in range(P) if c[j] >= alpha * len(votes)]
-        est = FMetaKGL(cos50, lam=0.1, omega=OMEGA, alpha=alpha).aggregate(votes)
+        est = FMetaKGL(cos50, penalty=0.1, omega=OMEGA, alpha=alpha).aggregate(votes)
         if expected:
             np.testing.assert_array_equal(est.selected, expected)
             assert not est.fell_back
@@ -401,18 +401,18 @@ def test_aggregate_matches_counter_reference(cos50):
 
 
 def test_aggregate_empty_falls_back(cos50):
-    est = FMetaKGL(cos50, lam=0.1, omega=OMEGA, alpha=0.5).aggregate([[], [], [7]])
+    est = FMetaKGL(cos50, penalty=0.1, omega=OMEGA, alpha=0.5).aggregate([[], [], [7]])
     assert est.fell_back and est.selected.size == 0
     X = np.linspace(0, 1, 5)[:, None]
     np.testing.assert_allclose(est.kernel(X), cos50.kernel(None)(X), rtol=1e-12)
     with pytest.raises(ValueError, match="votes"):
-        FMetaKGL(cos50, lam=0.1, omega=OMEGA, alpha=0.5).aggregate([])
+        FMetaKGL(cos50, penalty=0.1, omega=OMEGA, alpha=0.5).aggregate([])
 
 
 @pytest.fixture(scope="module")
 def federated(cos50):
     _, tasks = synthetic_tasks(20, m=6)
-    fk = FMetaKGL(cos50, lam=0.015, omega=OMEGA, alpha=0.25)
+    fk = FMetaKGL(cos50, penalty=0.015, omega=OMEGA, alpha=0.25)
     return fk, tasks, [fk.client_vote(t) for t in tasks]
 
 
@@ -422,9 +422,9 @@ def test_client_vote_is_lasso_index_set(federated, cos50):
     fk, tasks, votes = federated
     for (X, y), vote in zip(tasks, votes, strict=True):
         assert isinstance(vote, np.ndarray) and vote.ndim == 1 and vote.dtype.kind == "i"
-        ref = Lasso(alpha=fk.lam / 2, fit_intercept=False, tol=1e-14, max_iter=1_000_000)
+        ref = Lasso(alpha=fk.penalty / 2, fit_intercept=False, tol=1e-14, max_iter=1_000_000)
         coef = ref.fit(np.cos(np.pi * X * np.arange(1, P + 1)), y).coef_
-        np.testing.assert_allclose(group_lasso(cos50, [(X, y)], fk.lam)[0], coef, atol=1e-6)
+        np.testing.assert_allclose(group_lasso(cos50, [(X, y)], fk.penalty)[0], coef, atol=1e-6)
         assert np.min(np.abs(np.abs(coef) - OMEGA)) > 1e-5  # no vote decided by solver noise
         np.testing.assert_array_equal(vote, np.flatnonzero(np.abs(coef) >= OMEGA))
 
@@ -448,28 +448,28 @@ def _ok_task(n: int = 5) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, np.nan, np.inf])
-def test_bad_omega_lam(cos50, bad):
+def test_bad_omega_penalty(cos50, bad):
     with pytest.raises(ValueError, match="omega"):
-        MetaKGL(cos50, lam=0.1, omega=bad)
-    with pytest.raises(ValueError, match="lam"):
-        MetaKGL(cos50, lam=bad, omega=0.1)
+        MetaKGL(cos50, penalty=0.1, omega=bad)
+    with pytest.raises(ValueError, match="penalty"):
+        MetaKGL(cos50, penalty=bad, omega=0.1)
     with pytest.raises(ValueError, match="omega"):
-        FMetaKGL(cos50, lam=0.1, omega=bad, alpha=0.5)
-    with pytest.raises(ValueError, match="lam"):
-        FMetaKGL(cos50, lam=bad, omega=0.1, alpha=0.5)
-    with pytest.raises(ValueError, match="lam"):
+        FMetaKGL(cos50, penalty=0.1, omega=bad, alpha=0.5)
+    with pytest.raises(ValueError, match="penalty"):
+        FMetaKGL(cos50, penalty=bad, omega=0.1, alpha=0.5)
+    with pytest.raises(ValueError, match="penalty"):
         group_lasso(cos50, [_ok_task()], bad)
 
 
 def test_bad_normalization(cos50):
     with pytest.raises(ValueError, match="normalization"):
-        MetaKGL(cos50, lam=0.1, omega=0.1, normalization="per_task")
+        MetaKGL(cos50, penalty=0.1, omega=0.1, normalization="per_task")
 
 
 @pytest.mark.parametrize("alpha", [-0.1, 1.01, np.nan, np.inf])
 def test_bad_alpha(cos50, alpha):
     with pytest.raises(ValueError, match="alpha"):
-        FMetaKGL(cos50, lam=0.1, omega=0.1, alpha=alpha)
+        FMetaKGL(cos50, penalty=0.1, omega=0.1, alpha=alpha)
 
 
 def test_bad_tasks(cos50):

@@ -249,20 +249,23 @@ INDEFINITE = [[1.0, 2.0], [2.0, 1.0]]  # eigenvalues 3 and -1
 WITH_NAN = [[1.0, np.nan], [np.nan, 1.0]]
 
 BAD: dict[str, tuple[Callable[[], object], str]] = {
-    "check-non-symmetric": (lambda: check_task_matrix(NON_SYMMETRIC), r"^B must be symmetric"),
-    # ICM names its one matrix ``B_0`` (it is term 0 of the SeparableSum)
-    "icm-non-symmetric": (lambda: ICM(RBF(0.2), NON_SYMMETRIC), r"\bB must be symmetric"),
+    "check-non-symmetric": (
+        lambda: check_task_matrix(NON_SYMMETRIC),
+        r"^task_matrix must be symmetric",
+    ),
+    # ICM names its one matrix by its parameter, task_matrix; a SeparableSum names term j B_j
+    "icm-non-symmetric": (lambda: ICM(RBF(0.2), NON_SYMMETRIC), r"\btask_matrix must be symmetric"),
     "sum-non-symmetric": (
         lambda: SeparableSum([(RBF(0.2), np.eye(2)), (RBF(0.5), NON_SYMMETRIC)]),
         r"\bB_1 must be symmetric",
     ),
     "check-negative-eigenvalue": (
         lambda: check_task_matrix(INDEFINITE),
-        r"^B must be positive semi-definite; its smallest eigenvalue is -1",
+        r"^task_matrix must be positive semi-definite; its smallest eigenvalue is -1",
     ),
     "icm-negative-eigenvalue": (
         lambda: ICM(RBF(0.2), INDEFINITE),
-        r"\bB must be positive semi-definite",
+        r"\btask_matrix must be positive semi-definite",
     ),
     "sum-negative-eigenvalue": (
         lambda: SeparableSum([(RBF(0.2), np.eye(2)), (RBF(0.5), INDEFINITE)]),
@@ -272,11 +275,20 @@ BAD: dict[str, tuple[Callable[[], object], str]] = {
         lambda: SeparableSum([(RBF(0.2), np.eye(2)), (RBF(0.5), np.eye(3))]),
         r"\bB_1 must be 2 x 2",
     ),
-    "check-wrong-size": (lambda: check_task_matrix(np.eye(3), n_tasks=2), r"^B must be 2 x 2"),
-    "not-square": (lambda: check_task_matrix(np.ones((2, 3))), r"^B must be a non-empty square"),
-    "empty": (lambda: check_task_matrix(np.zeros((0, 0))), r"^B must be a non-empty square"),
-    "check-nan": (lambda: check_task_matrix(WITH_NAN), r"^B contains NaN"),
-    "icm-nan": (lambda: ICM(RBF(0.2), WITH_NAN), r"\bB contains NaN"),
+    "check-wrong-size": (
+        lambda: check_task_matrix(np.eye(3), n_tasks=2),
+        r"^task_matrix must be 2 x 2",
+    ),
+    "not-square": (
+        lambda: check_task_matrix(np.ones((2, 3))),
+        r"^task_matrix must be a non-empty square",
+    ),
+    "empty": (
+        lambda: check_task_matrix(np.zeros((0, 0))),
+        r"^task_matrix must be a non-empty square",
+    ),
+    "check-nan": (lambda: check_task_matrix(WITH_NAN), r"^task_matrix contains NaN"),
+    "icm-nan": (lambda: ICM(RBF(0.2), WITH_NAN), r"\btask_matrix contains NaN"),
     "sum-inf": (
         lambda: SeparableSum([(RBF(0.2), np.eye(2)), (RBF(0.5), [[np.inf, 0], [0, 1]])]),
         r"\bB_1 contains NaN or inf",

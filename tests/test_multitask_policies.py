@@ -36,10 +36,10 @@ def _problem(score: str = "expected", scal=CHEB) -> VectorProblem:
 def _policies(seed: int, random: bool = False, scal=CHEB) -> dict[str, object]:
     common = {"random_scalarization": random, "seed": seed, "n_weights": 50}
     return {
-        "MT-KB": MTKB(GRID, ICM4, scal, b=2.0, **common),
-        "MT-BKB": MTBKB(GRID, ICM4, scal, b=2.0, horizon=100, **common),
-        "IT-KB": ITKB(GRID, K, N, scal, b=2.0, **common),
-        "IT-BKB": ITBKB(GRID, K, N, scal, b=2.0, horizon=100, **common),
+        "MT-KB": MTKB(GRID, ICM4, scal, norm_bound=2.0, **common),
+        "MT-BKB": MTBKB(GRID, ICM4, scal, norm_bound=2.0, horizon=100, **common),
+        "IT-KB": ITKB(GRID, K, N, scal, norm_bound=2.0, **common),
+        "IT-BKB": ITBKB(GRID, K, N, scal, norm_bound=2.0, horizon=100, **common),
         "MOBO": MOBO(GRID, K, N, scal, **common),
     }
 
@@ -52,7 +52,7 @@ def _feed(policy, n_obs: int, seed: int = 0) -> None:
 
 # -- radii ------------------------------------------------------------------------------------
 def test_mtkb_radius_is_theorem_2_with_the_batch_log_det_sum():
-    pol = MTKB(GRID, ICM4, CHEB, eta=0.1, b=2.0, noise_std=0.1, delta=0.1, seed=0)
+    pol = MTKB(GRID, ICM4, CHEB, lam=0.1, norm_bound=2.0, noise_std=0.1, delta=0.1, seed=0)
     _feed(pol, 15)
     X, Y = pol.X_observed, pol.y_observed
     total = 0.0
@@ -70,8 +70,10 @@ def test_mtkb_radius_is_theorem_2_with_the_batch_log_det_sum():
 def test_mtbkb_q_and_radius_are_theorem_3():
     q = theorem3_q(1000, 0.1, 0.5)
     assert q == pytest.approx(6 * 3.0 * np.log(4 * 1000 / 0.1) / 0.25)
-    pol = MTBKB(GRID, ICM4, CHEB, b=2.0, noise_std=0.1, delta=0.1, eps=0.5, horizon=1000, seed=0)
-    assert pol.q == pytest.approx(q)
+    pol = MTBKB(
+        GRID, ICM4, CHEB, norm_bound=2.0, noise_std=0.1, delta=0.1, eps=0.5, horizon=1000, seed=0
+    )
+    assert pol.qbar == pytest.approx(q)
     _feed(pol, 10)
     expected = 2.0 * (1 + 1 / np.sqrt(0.5)) + 0.1 / np.sqrt(0.1) * np.sqrt(
         2 * np.log(2 / 0.1) + 3.0 * pol.log_det_sum
@@ -81,7 +83,7 @@ def test_mtbkb_q_and_radius_are_theorem_3():
 
 
 def test_itkb_radius_is_igpucb_times_sqrt_n():
-    pol = ITKB(GRID, K, N, CHEB, eta=0.1, b=2.0, noise_std=0.1, delta=0.1, seed=0)
+    pol = ITKB(GRID, K, N, CHEB, lam=0.1, norm_bound=2.0, noise_std=0.1, delta=0.1, seed=0)
     _feed(pol, 12)
     X = pol.X_observed
     # gamma of one task: 1/2 log det(I + K_t / eta) (every task sees the same points)
@@ -92,7 +94,17 @@ def test_itkb_radius_is_igpucb_times_sqrt_n():
 
 def test_itbkb_radius_is_bkb_theorem_1_times_sqrt_n():
     pol = ITBKB(
-        GRID, K, N, CHEB, eta=0.1, b=2.0, noise_std=0.1, delta=0.1, eps=0.5, horizon=50, seed=0
+        GRID,
+        K,
+        N,
+        CHEB,
+        lam=0.1,
+        norm_bound=2.0,
+        noise_std=0.1,
+        delta=0.1,
+        eps=0.5,
+        horizon=50,
+        seed=0,
     )
     _feed(pol, 12)
     # sigma~_t^2 at every observation: the spectral norm of the sketched task covariance
@@ -113,7 +125,7 @@ def test_mtbkb_with_every_point_in_the_dictionary_is_mtkb():
     """q so large that p = 1: the dictionary holds every distinct point and the sketched
     posterior is the exact one (Alg. 2 reduces to Alg. 1)."""
     exact = MTKB(GRID, ICM4, CHEB, seed=0)
-    sketch = MTBKB(GRID, ICM4, CHEB, q=1e12, seed=0)
+    sketch = MTBKB(GRID, ICM4, CHEB, qbar=1e12, seed=0)
     _feed(exact, 20)
     _feed(sketch, 20)
     m_exact, n_exact = exact.mean_and_norm()
@@ -128,8 +140,8 @@ def test_mtkb_without_caches_plays_the_same_rounds():
     """``method="eigen"`` (no candidate caches) is the same exact posterior: same proposals,
     same scores and the same Thm 2 radius as the cached ICM fast path."""
     problem = _problem()
-    cached = run(MTKB(GRID, ICM4, CHEB, b=2.0, seed=3), problem, 15, seed=1)
-    light = run(MTKB(GRID, ICM4, CHEB, b=2.0, seed=3, method="eigen"), problem, 15, seed=1)
+    cached = run(MTKB(GRID, ICM4, CHEB, norm_bound=2.0, seed=3), problem, 15, seed=1)
+    light = run(MTKB(GRID, ICM4, CHEB, norm_bound=2.0, seed=3, method="eigen"), problem, 15, seed=1)
     np.testing.assert_array_equal(light.X, cached.X)
     np.testing.assert_allclose(light.regret, cached.regret, atol=1e-12)
 
@@ -144,7 +156,7 @@ def test_mtbkb_dictionary_stays_small_with_theorem_3_q():
 
 # -- acquisitions -----------------------------------------------------------------------------
 def test_mtkb_scores_are_equation_3():
-    pol = MTKB(GRID, ICM4, CHEB, b=2.0, seed=0)
+    pol = MTKB(GRID, ICM4, CHEB, norm_bound=2.0, seed=0)
     _feed(pol, 8)
     mean, cov = batch_posterior(ICM4, 0.1, pol.X_observed, pol.y_observed, GRID.points)
     norm = np.linalg.eigvalsh(cov)[:, -1]
@@ -281,7 +293,7 @@ def test_mtkb_radius_and_width_at_a_repeated_point_match_the_eigenvalue_closed_f
     xi = np.linalg.eigvalsh(B)
     scal = LinearScalarization()
     eta, b, sigma, delta = 0.1, 2.46, 0.944, 0.1
-    pol = MTKB(one, ICM(K, B), scal, eta=eta, b=b, noise_std=sigma, delta=delta, seed=0)
+    pol = MTKB(one, ICM(K, B), scal, lam=eta, norm_bound=b, noise_std=sigma, delta=delta, seed=0)
     rng = np.random.default_rng(3)
     for t in range(1, 41):
         pol.tell(one.points[0], rng.standard_normal(3))

@@ -83,7 +83,7 @@ def test_bad_problem_input_is_refused():
         from kernelbandits import Box
 
         VectorProblem(tabular_values(GRID, TABLE), Box([0.0], [1.0]), 4, util)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="n_outputs"):
+    with pytest.raises(ValueError, match="n_tasks"):
         VectorProblem(tabular_values(GRID, TABLE), GRID, 3, util)
     with pytest.raises(ValueError, match="table"):
         tabular_values(GRID, TABLE[:-1])

@@ -262,7 +262,7 @@ def test_vector_posterior_dispatch():
     assert isinstance(vector_posterior(icm, ETA, 1, method="block"), BlockPosterior)
     with pytest.raises(ValueError, match=r"^method must be"):
         vector_posterior(icm, ETA, 1, method="dense")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"^eta must be"):
+    with pytest.raises(ValueError, match=r"^lam must be"):
         vector_posterior(icm, 0.0, 1)
     with pytest.raises(ValueError, match=r"^kernel must be"):
         vector_posterior(RBF(0.2), ETA, 1)  # type: ignore[arg-type]

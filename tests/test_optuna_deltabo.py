@@ -261,7 +261,7 @@ def test_models_match_dense_references(model):
         for i, ((a, b), v) in enumerate(zip(Xt, vt, strict=True))
     ]
     factory = sampler._make_policy(space, study, dists, history)
-    camp = Campaign.from_trials(space, history, factory, seed=0, n_initial=0)
+    camp = Campaign.from_trials(space, history, factory, seed=0, n_init=0)
     mu, sd = camp.rebuild_policy().mean_sd(Xq)
     _, m_t, sd_t = camp.standardized_values()
     m_s, sd_s = vs.mean(), vs.std()
@@ -292,7 +292,7 @@ def test_joint_model_is_sure_where_the_target_was_observed_and_alg1_is_not():
         factory = sampler._make_policy(
             space, optuna.create_study(direction="maximize"), dists, history
         )
-        policy = Campaign.from_trials(space, history, factory, n_initial=0).rebuild_policy()
+        policy = Campaign.from_trials(space, history, factory, n_init=0).rebuild_policy()
         sd_at[model] = float(policy.mean_sd(np.array([[1.0, 1.0]]))[1][0])
     assert sd_at["joint"] < 0.1 * sd_at["deltabo"]
 

@@ -242,7 +242,7 @@ def test_dictionaries_are_bounded_named_kernels():
         {"family": ""},
         {"n_trials": 0},
         {"n_trials": 2.5},
-        {"lam": 0.0},
+        {"penalty": 0.0},
         {"omega": -1.0},
         {"noise_var": float("nan")},
         {"on_mismatch": "ignore"},

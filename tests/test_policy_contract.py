@@ -1,85 +1,110 @@
-"""The ask/tell contract every policy passes, on a Grid and on a Box."""
+"""The ask/tell contract every policy keeps: :func:`kernelbandits.policies.check_policy` on
+every policy of the package (on a Grid and, where its tags allow, on a Box), and the checker
+itself caught on policies built to break each check."""
+
+import inspect
+import itertools
 
 import numpy as np
 import pytest
 
-from kernelbandits import Box, Grid
+import kernelbandits.policies as policies
+from kernelbandits import Grid
+from kernelbandits.policies import Policy, PolicyCheckError, PolicyTags, RandomPolicy, check_policy
 from policy_zoo import POLICY_FACTORIES
 
-DOMAINS = {
-    "grid": lambda: Grid(np.random.default_rng(0).random((60, 2))),
-    "box": lambda: Box([0.0, -1.0], [1.0, 1.0], n_candidates=64, n_refine=1),
-}
-CASES = [(p, d) for p in POLICY_FACTORIES for d in DOMAINS]
+ALL_CHECKS = ("ask_in_domain", "reproducible", "bad_tell", "foreign_points", "tell_many")
 
 
-def objective(X):
-    X = np.atleast_2d(X)
-    return np.sin(3 * X[:, 0]) + np.cos(2 * X[:, 1])
+@pytest.mark.parametrize("name", list(POLICY_FACTORIES))
+def test_every_policy_passes_check_policy(name):
+    done = check_policy(POLICY_FACTORIES[name])
+    tags = POLICY_FACTORIES[name](Grid(np.random.default_rng(0).random((5, 2))), 0).tags()
+    expected = {f"{c}@{kind}" for kind in tags.domains for c in ALL_CHECKS[:3]}
+    assert expected <= set(done)
+    if tags.posterior:
+        assert {f"posterior@{kind}" for kind in tags.domains} <= set(done)
 
 
-def play(name, domain_name, seed, rounds=10):
-    domain = DOMAINS[domain_name]()
-    policy = POLICY_FACTORIES[name](domain, seed)
-    noise = np.random.default_rng(1000 + seed)
-    for _ in range(rounds):
-        x = policy.ask()
-        policy.tell(x, objective(x)[0] + 0.1 * noise.standard_normal())
-    return policy
+def test_every_concrete_policy_has_a_factory_in_the_zoo():
+    """The 25 policies (and the outcome wrapper) of the package: none escapes the contract."""
+    concrete = {
+        cls
+        for _, cls in inspect.getmembers(policies, inspect.isclass)
+        if issubclass(cls, Policy) and not inspect.isabstract(cls)
+    }
+    grid = Grid(np.random.default_rng(0).random((5, 2)))
+    covered = {type(make(grid, 0)) for make in POLICY_FACTORIES.values()}
+    from kernelbandits.policies.linucb import FeatureGPUCB
+    from kernelbandits.policies.transfer import DeltaBO
 
-
-@pytest.mark.parametrize(("name", "domain_name"), CASES)
-def test_ask_returns_a_point_of_the_domain(name, domain_name):
-    policy = play(name, domain_name, seed=0)
-    x = policy.ask()
-    assert x.shape == (2,)
-    policy.domain.validate(x)  # raises if outside
-    assert policy.n_observations == 10
-    assert policy.X_observed.shape == (10, 2) and policy.y_observed.shape == (10,)
-
-
-@pytest.mark.parametrize(("name", "domain_name"), CASES)
-def test_same_seed_same_trajectory_other_seed_differs(name, domain_name):
-    a, b, c = (play(name, domain_name, seed) for seed in (3, 3, 4))
-    np.testing.assert_array_equal(a.X_observed, b.X_observed)
-    np.testing.assert_array_equal(a.y_observed, b.y_observed)
-    assert not np.array_equal(a.X_observed, c.X_observed)
-
-
-BAD_TELLS = [
-    ("nan y", lambda x: (x, np.nan), "y"),
-    ("inf y", lambda x: (x, np.inf), "y"),
-    ("vector y", lambda x: (x, [1.0, 2.0]), "y"),
-    ("wrong dimension", lambda x: (np.append(x, 0.5), 1.0), "x"),
-    ("nan x", lambda x: (np.array([np.nan, x[1]]), 1.0), "x"),
-    ("outside", lambda x: (x + 5.0, 1.0), "x"),
-]
-
-
-@pytest.mark.parametrize(("name", "domain_name"), CASES)
-@pytest.mark.parametrize(("label", "make", "arg"), BAD_TELLS, ids=[b[0] for b in BAD_TELLS])
-def test_bad_tell_raises_and_keeps_data(name, domain_name, label, make, arg):
-    policy = play(name, domain_name, seed=0, rounds=5)
-    X_before, y_before = policy.X_observed, policy.y_observed
-    x = policy.ask()
-    with pytest.raises(ValueError, match=arg):
-        policy.tell(*make(x))
-    np.testing.assert_array_equal(policy.X_observed, X_before)
-    np.testing.assert_array_equal(policy.y_observed, y_before)
-    policy.tell(x, 0.5)  # and it keeps working
-    assert policy.n_observations == 6
-
-
-@pytest.mark.parametrize(("name", "domain_name"), CASES)
-def test_tell_accepts_points_it_did_not_ask_for(name, domain_name):
-    domain = DOMAINS[domain_name]()
-    policy = POLICY_FACTORIES[name](domain, 0)
-    for x in domain.sample(3, np.random.default_rng(9)):
-        policy.tell(x, float(objective(x)[0]))
-    assert policy.n_observations == 3
-    policy.domain.validate(policy.ask())
+    assert FeatureGPUCB in covered and DeltaBO in covered
+    assert concrete - covered == set(), sorted(c.__name__ for c in concrete - covered)
+    assert len(concrete) >= 26
 
 
 def test_empty_grid_is_refused():
     with pytest.raises(ValueError, match="points"):
         Grid(np.zeros((0, 2)))
+
+
+# -- the checker catches what it is meant to catch ------------------------------------------
+class _ForgetsValidation(RandomPolicy):
+    """Records a NaN value instead of refusing it."""
+
+    def tell(self, x, y):
+        self._X.append(np.asarray(x, dtype=float))
+        self._y.append(float(np.asarray(y, dtype=float).reshape(-1)[0]))
+
+
+class _LeavesTheDomain(RandomPolicy):
+    def _propose(self):
+        return self.domain.sample(1, self.rng)[0] + 10.0
+
+
+class _IgnoresTheSeed(RandomPolicy):
+    def _propose(self):
+        return self.domain.sample(1, np.random.default_rng(0))[0]
+
+
+_CALLS = itertools.count()
+
+
+class _GlobalState(RandomPolicy):
+    """Draws from state outside its seed: the same seed gives different trajectories."""
+
+    def _propose(self):
+        return self.domain.sample(1, np.random.default_rng(next(_CALLS)))[0]
+
+
+class _NaNPosterior(RandomPolicy):
+    capabilities = PolicyTags(posterior=True)
+
+    def mean_sd(self, X):
+        m = np.asarray(X).shape[0]
+        return np.full(m, np.nan), np.ones(m)
+
+
+@pytest.mark.parametrize(
+    ("cls", "check"),
+    [
+        (_ForgetsValidation, "bad_tell"),
+        (_LeavesTheDomain, "ask_in_domain"),
+        (_IgnoresTheSeed, "reproducible"),
+        (_GlobalState, "reproducible"),
+        (_NaNPosterior, "posterior"),
+    ],
+)
+def test_check_policy_catches_a_broken_policy(cls, check):
+    with pytest.raises(PolicyCheckError, match=check):
+        check_policy(lambda domain, seed: cls(domain, seed=seed))
+
+
+def test_tags_are_validated_and_wrappers_answer_for_what_they_wrap():
+    with pytest.raises(ValueError, match="domains"):
+        PolicyTags(domains=("sphere",))
+    grid = Grid(np.random.default_rng(0).random((5, 2)))
+    wrapped = POLICY_FACTORIES["initial-design"](grid, 0)
+    assert wrapped.tags() == wrapped.policy.tags() and wrapped.tags().posterior
+    assert POLICY_FACTORIES["q-gp-ucb"](grid, 0).tags().domains == ("grid",)
+    assert POLICY_FACTORIES["mt-kb"](grid, 0).tags().n_tasks == 2

@@ -70,7 +70,7 @@ def test_weighted_posterior_equals_eq3_in_w_half_k_w_half_form():
 
 
 def test_feature_gp_ucb_equals_the_function_space_posterior():
-    rff = RandomFourierFeatures(RBF(0.2), 30, rng=0, dim=1)
+    rff = RandomFourierFeatures(RBF(0.2), 30, seed=0, dim=1)
     pol = FeatureGPUCB(GRID, rff, noise_var=0.5, beta=1.5, seed=0)
     post = GPPosterior(FeatureKernel(rff), 0.5, input_dim=1)
     rng = np.random.default_rng(3)
@@ -124,7 +124,7 @@ def test_qgpucb_beta_rules():
     s = pol.posterior.n_observations + 1
     assert pol.width() == pytest.approx(1.0 + np.log(s))
     theory = QGPUCB(
-        GRID, RBF(0.1), prob.reward_distribution, ExactWithin(), 500, beta="theory", B=2.0
+        GRID, RBF(0.1), prob.reward_distribution, ExactWithin(), 500, beta="theory", norm_bound=2.0
     )
     run(theory, prob, 500, seed=0)
     gamma = theory.weighted_info_gain
@@ -175,7 +175,7 @@ def _authors_feature_mean(phi: np.ndarray, Phi: np.ndarray, eps: np.ndarray, y: 
 
 def test_authors_weighting_matches_the_codes_weight_space_formula_and_not_eq3():
     rng = np.random.default_rng(3)
-    feats = RandomFourierFeatures(RBF(0.1), 30, rng=rng, dim=1, normalize=True)
+    feats = RandomFourierFeatures(RBF(0.1), 30, seed=rng, dim=1, normalize=True)
     prob = _problem(seed=1)
     kernel, oracle = FeatureKernel(feats), prob.reward_distribution
     pols = {
@@ -234,7 +234,7 @@ def test_qlinucb_is_qgpucb_with_a_linear_kernel_when_the_widths_match():
     values = prob.values
     prob2 = RewardProblem(grid_feats, values, "bernoulli")
     lin = QLinUCB(
-        grid_feats, prob2.reward_distribution, None, ExactWithin(), 1500, radius=1.3, seed=1
+        grid_feats, prob2.reward_distribution, None, ExactWithin(), 1500, beta=1.3, seed=1
     )
     gp = QGPUCB(
         grid_feats, Linear(), prob2.reward_distribution, ExactWithin(), 1500, 1.0, 1.3, seed=1
@@ -249,13 +249,15 @@ def test_qlinucb_is_qgpucb_with_a_linear_kernel_when_the_widths_match():
 
 def test_qlinucb_radii():
     prob = _problem()
-    pol = QLinUCB(GRID, prob.reward_distribution, None, ExactWithin(), 400, S=2.0, delta=0.05)
+    pol = QLinUCB(
+        GRID, prob.reward_distribution, None, ExactWithin(), 400, norm_bound=2.0, delta=0.05
+    )
     run(pol, prob, 400, seed=0)
     weights = sum(1 / s.eps**2 for s in pol.stages if s.estimate is not None)
     d, L = 1, 1.0  # phi(x) = x on [0, 1]
     thm6 = np.sqrt(2 * d * np.log((1 + L**2 * weights) / 0.05)) + 2.0
     assert pol.width() == pytest.approx(thm6)
-    pol.radius = "wan"
+    pol.beta = "wan"
     s = len([st for st in pol.stages if st.estimate is not None]) + 1
     assert pol.width() == pytest.approx(np.sqrt(d * s) + 2.0)
 

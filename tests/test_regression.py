@@ -168,7 +168,7 @@ def test_joint_samples_have_the_posterior_moments():
     post = GPPosterior(kernel, 0.1)
     post.add_batch(rng.random((6, 1)), rng.standard_normal(6))
     Xs = np.linspace(0, 1, 5)[:, None]
-    draws = post.sample(Xs, n_samples=20000, seed=6)
+    draws = post.sample(Xs, n_samples=20000, rng=6)
     assert draws.shape == (20000, 5)
     np.testing.assert_allclose(draws.mean(axis=0), post.mean(Xs), atol=0.03)
     np.testing.assert_allclose(np.cov(draws.T), post.cov(Xs), atol=0.03)

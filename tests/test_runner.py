@@ -39,7 +39,7 @@ class RecordingPolicy(RandomPolicy):
 
 def test_regret_is_optimum_minus_f_and_cumulative_is_cumsum() -> None:
     problem = quadratic_problem()
-    tr = run(random_factory, problem, T=40, seed=3)
+    tr = run(random_factory, problem, horizon=40, seed=3)
     assert tr.X.shape == (40, 2) and tr.y.shape == tr.f.shape == tr.regret.shape == (40,)
     np.testing.assert_array_equal(tr.f, problem.f(tr.X))
     np.testing.assert_array_equal(tr.regret, problem.optimum_value - problem.f(tr.X))
@@ -52,7 +52,7 @@ def test_regret_is_optimum_minus_f_and_cumulative_is_cumsum() -> None:
 
 
 def test_noise_has_the_declared_scale() -> None:
-    tr = run(random_factory, quadratic_problem(noise_std=0.5), T=400, seed=0)
+    tr = run(random_factory, quadratic_problem(noise_std=0.5), horizon=400, seed=0)
     noise = tr.y - tr.f
     assert abs(noise.std() - 0.5) < 0.06 and abs(noise.mean()) < 0.08
 
@@ -96,9 +96,15 @@ def test_all_policies_at_a_seed_see_the_same_noise_stream() -> None:
 
 
 @pytest.mark.parametrize("T", [0, -3, 2.5, "10"])
-def test_bad_horizon_names_T(T: object) -> None:
-    with pytest.raises(ValueError, match="T"):
+def test_bad_horizon_names_horizon(T: object) -> None:
+    with pytest.raises(ValueError, match="horizon"):
         run(random_factory, quadratic_problem(), T, seed=0)  # type: ignore[arg-type]
+
+
+def test_the_retired_spelling_T_still_works_with_a_deprecation_warning() -> None:
+    with pytest.warns(DeprecationWarning, match="horizon="):
+        old = run(random_factory, quadratic_problem(), T=5, seed=0)
+    assert old.same_trajectory(run(random_factory, quadratic_problem(), horizon=5, seed=0))
 
 
 def test_bad_policy_and_seed() -> None:

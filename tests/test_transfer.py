@@ -8,7 +8,7 @@ import pytest
 from kernelbandits.domains import Box, Grid
 from kernelbandits.experiments.runner import run
 from kernelbandits.kernels import RBF, Matern
-from kernelbandits.policies import GPUCB
+from kernelbandits.policies import GPUCB, SrinivasBeta
 from kernelbandits.policies.transfer import DeltaBO, JointGPUCB, TransferKernel, thm1_beta
 from kernelbandits.problems.base import FunctionProblem
 from kernelbandits.problems.transfer import SourceData, TransferProblem, sample_source
@@ -92,7 +92,7 @@ def test_deltabo_and_the_joint_model_agree_when_the_source_is_exact():
 
 def test_joint_model_with_an_empty_source_is_gp_ucb_with_the_sum_kernel():
     empty = SourceData(np.zeros((0, 2)), np.zeros(0), 0.01)
-    joint = JointGPUCB(GRID, empty, KG, KD, noise_var=0.01, beta=1.5**2, seed=5)
+    joint = JointGPUCB(GRID, empty, KG, KD, noise_var=0.01, beta=1.5, seed=5)
     plain = GPUCB(GRID, KG + KD, noise_var=0.01, beta=1.5, seed=5)
     prob = FunctionProblem(f, GRID, noise_std=0.1)
     a, b = run(joint, prob, 20, seed=2), run(plain, prob, 20, seed=2)
@@ -139,10 +139,36 @@ def test_source_from_a_finished_run_and_thm1_beta():
     pol = DeltaBO(GRID, trace, KG, KD, 0.01, source_noise_var=0.01, seed=0)
     assert pol.source.n == 12
     np.testing.assert_array_equal(pol.source.X, trace.X)
-    assert pol.beta_t() == pytest.approx(2 * np.log(81 * np.pi**2 / (6 * 0.1)))
+    # beta=None: Thm 1's beta_t, whose square root is the width
+    assert pol.width() ** 2 == pytest.approx(2 * np.log(81 * np.pi**2 / (6 * 0.1)))
     assert thm1_beta(3, 81, 0.1) == pytest.approx(2 * np.log(81 * 9 * np.pi**2 / 0.6))
+    assert SrinivasBeta(0.1).width(3, 0.0, 81) == np.sqrt(thm1_beta(3, 81, 0.1))
     with pytest.raises(ValueError, match="noise variance"):
         DeltaBO(GRID, trace, KG, KD, 0.01)
+
+
+@pytest.mark.parametrize("beta", [0.7, 2.0, None], ids=["0.7", "2", "thm1"])
+def test_source_free_deltabo_and_gp_ucb_given_the_same_beta_ask_the_same(beta):
+    """One UCB convention: ``beta`` multiplies the standard deviation in both (``None``: the
+    Srinivas / Thm 1 schedule, the same formula with ``delta = rho``). Without source data
+    DeltaBO's model is GP-UCB's with ``k_delta`` (``mu_g = 0``, ``sigma_g^2 = k_g``, a
+    constant here), so the asks agree while the widths agree."""
+    empty = SourceData(np.zeros((0, 2)), np.zeros(0), 0.01)
+    flat_g = RBF(1e6, variance=1e-12)  # a source prior that is a constant ~0
+    delta = DeltaBO(GRID, empty, flat_g, KD, noise_var=0.01, beta=beta, rho=0.1, seed=4)
+    plain_beta = SrinivasBeta(0.1) if beta is None else beta
+    plain = GPUCB(GRID, KD, noise_var=0.01, beta=plain_beta, seed=4)
+    prob = FunctionProblem(f, GRID, noise_std=0.1)
+    a, b = run(delta, prob, 25, seed=3), run(plain, prob, 25, seed=3)
+    np.testing.assert_array_equal(a.X, b.X)
+
+
+def test_the_old_beta_t_reading_still_works_with_a_deprecation_warning():
+    with pytest.warns(DeprecationWarning, match=r"beta=sqrt\(beta_t\)"):
+        old = DeltaBO(GRID, _exact_source(), KG, KD, 0.01, beta_t=4.0, seed=0)
+    assert old.width() == 2.0
+    with pytest.raises(TypeError, match="beta= only"):
+        DeltaBO(GRID, _exact_source(), KG, KD, 0.01, beta=2.0, beta_t=4.0)
 
 
 def test_recommend_rules():

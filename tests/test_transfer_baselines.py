@@ -106,7 +106,7 @@ def test_env_gp_width_uses_the_information_gain_given_the_source():
     from kernelbandits.policies import IGPUCBBeta
 
     source = make_source()
-    beta = IGPUCBBeta(B=1.0, R=0.1, delta=0.1)
+    beta = IGPUCBBeta(norm_bound=1.0, noise_std=0.1, delta=0.1)
     policy = play(EnvGP(GRID, KERNEL, source, NOISE, beta), 5)
     # gamma = 1/2 log det(I + K_{t|src} / sigma^2), K_{t|src} the posterior covariance given the source
     post = GPPosterior(KERNEL, 1.0, input_dim=2)

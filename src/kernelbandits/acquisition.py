@@ -18,6 +18,17 @@ supplies ``d mu / dx`` and ``d var / dx``
   a useful gradient). The maximiser is that of EI;
 * :func:`log_pi_score`: ``log Phi((mu - best) / sd)``, whose maximiser is that of PI.
 
+The acquisition objects :class:`UpperConfidenceBound`, :class:`ExpectedImprovement` and
+:class:`ProbabilityOfImprovement` hold one round's parameters (the width, the incumbent) and
+give both the score a policy ranks points by and the smooth transform with its partials that
+the box optimiser follows; they apply to any posterior that reports means and standard
+deviations (exact GP, Nystrom, transfer, multi-task scalarised).
+
+:func:`maximize_on_domain` is the one place that turns a score into a decision: an exact,
+randomly tie-broken argmax on a :class:`~kernelbandits.domains.Grid` (over a cache of grid
+scores when the policy keeps one), a :class:`BoxOptimizer` with gradients when given one, or the
+box's own Sobol + L-BFGS-B search.
+
 :class:`BoxOptimizer` maximises a score on a box: scrambled-Sobol candidates plus local
 candidates around the best observed points, then L-BFGS-B with the analytic gradient from the
 best candidates, and optionally a projection onto the values a search space can take
@@ -27,20 +38,29 @@ best candidates, and optionally a projection onto the values a search space can 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import erfcx, log_ndtr, ndtr
+from scipy.stats import norm
 
 from kernelbandits._validation import FloatArray
+from kernelbandits.domains import Box, Domain, Grid
 
 __all__ = [
     "BoxOptimizer",
+    "ExpectedImprovement",
+    "PointwiseAcquisition",
+    "ProbabilityOfImprovement",
+    "UpperConfidenceBound",
     "expected_hypervolume_improvement",
     "log_ei_score",
     "log_h",
     "log_pi_score",
+    "maximize_on_domain",
     "ucb_score",
 ]
 
@@ -114,6 +134,128 @@ def log_ei_score(
     d_sd = np.exp(-0.5 * z * z - _LOG_SQRT_2PI - log_hz) / safe
     value = np.where(positive, np.log(safe) + log_hz, -np.inf)
     return value, np.where(positive, g / safe, 0.0), np.where(positive, d_sd, 0.0)
+
+
+class PointwiseAcquisition(ABC):
+    """A score of the posterior marginals ``(mu(x), sd(x))`` at each point, for one round.
+
+    ``acq(mu, sd)`` is the score a policy ranks points by (exact on a grid);
+    :meth:`with_gradient` is what the :class:`BoxOptimizer` follows: a score with the same
+    maximiser (it may be a monotone transform, e.g. ``log EI``) and its partials in ``mu`` and
+    ``sd``. Arrays ``(m,)``.
+    """
+
+    @abstractmethod
+    def __call__(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
+        """Scores ``(m,)`` from posterior means and standard deviations ``(m,)``."""
+
+    @abstractmethod
+    def with_gradient(
+        self, mu: FloatArray, sd: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(value, d value / d mu, d value / d sd)``, each ``(m,)``."""
+
+
+@dataclass(frozen=True)
+class UpperConfidenceBound(PointwiseAcquisition):
+    """``mu + width sd`` (Srinivas et al. 2010). ``width`` is the multiplier of the standard
+    deviation (the glossary's ``beta``; BoTorch's and Optuna's ``beta`` is its square)."""
+
+    width: float
+
+    def __call__(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
+        return mu + self.width * sd
+
+    def with_gradient(
+        self, mu: FloatArray, sd: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        return ucb_score(mu, sd, self.width)
+
+
+@dataclass(frozen=True)
+class _Improvement(PointwiseAcquisition):
+    """Shared by EI and PI: the improvement over ``incumbent + xi`` in units of ``sd``."""
+
+    incumbent: float
+    xi: float = 0.0
+
+    def _gap_and_z(self, mu: FloatArray, sd: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``gap = mu - incumbent - xi`` and ``z = gap / sd`` (``+-inf`` where ``sd = 0``)."""
+        gap = mu - self.incumbent - self.xi
+        safe = np.where(sd > 0, sd, 1.0)
+        return gap, np.where(sd > 0, gap / safe, np.where(gap > 0, np.inf, -np.inf))
+
+
+@dataclass(frozen=True)
+class ExpectedImprovement(_Improvement):
+    """``EI = gap Phi(z) + sd phi(z)`` (Jones et al. 1998); its box search follows ``log EI``
+    (:func:`log_ei_score`), which has the same maximiser and does not underflow."""
+
+    def __call__(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
+        gap, z = self._gap_and_z(mu, sd)
+        with np.errstate(invalid="ignore"):
+            ei = gap * norm.cdf(z) + sd * norm.pdf(z)
+        return np.where(sd > 0, ei, np.maximum(gap, 0.0))
+
+    def with_gradient(
+        self, mu: FloatArray, sd: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        return log_ei_score(mu, sd, self.incumbent + self.xi)
+
+
+@dataclass(frozen=True)
+class ProbabilityOfImprovement(_Improvement):
+    """``PI = Phi(z)`` (Kushner 1964); its box search follows ``log PI`` (:func:`log_pi_score`)."""
+
+    def __call__(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
+        return np.asarray(norm.cdf(self._gap_and_z(mu, sd)[1]), dtype=float)
+
+    def with_gradient(
+        self, mu: FloatArray, sd: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        return log_pi_score(mu, sd, self.incumbent + self.xi)
+
+
+def maximize_on_domain(
+    domain: Domain,
+    score: Objective,
+    rng: np.random.Generator,
+    *,
+    grid_scores: Callable[[], FloatArray] | None = None,
+    optimizer: BoxOptimizer | None = None,
+    smooth_score: Objective | None = None,
+    score_and_gradient: ObjectiveWithGradient | None = None,
+    anchors: Callable[[], FloatArray] | None = None,
+    exclude: FloatArray | None = None,
+) -> FloatArray:
+    """The point of ``domain`` that maximises ``score`` (``(m, d) -> (m,)``), shape ``(d,)``.
+
+    * a :class:`~kernelbandits.domains.Grid`: the exact argmax, ties broken uniformly at
+      random, over ``grid_scores()`` (the scores of every grid point, from a policy's cache)
+      or else over ``score(grid.points)``;
+    * a :class:`~kernelbandits.domains.Box` with an ``optimizer``:
+      :meth:`BoxOptimizer.maximize` of ``smooth_score`` (default ``score``; a monotone
+      transform of it such as ``log EI``, :meth:`PointwiseAcquisition.with_gradient`), with
+      ``score_and_gradient`` (the transform and its gradient ``(m, d)``) for its local search,
+      ``anchors()`` (e.g. the best observed points) for its local candidates and ``exclude``
+      (points already pending) kept out;
+    * a Box without one: :meth:`~kernelbandits.domains.Box.maximize` (Sobol candidates and
+      finite-difference L-BFGS-B: what the paper experiments use).
+    """
+    if isinstance(domain, Grid):
+        values = grid_scores() if grid_scores is not None else score(domain.points)
+        return domain.points[domain.argmax(values, rng)]
+    if optimizer is not None and isinstance(domain, Box):
+        return optimizer.maximize(
+            score if smooth_score is None else smooth_score,
+            score_and_gradient,
+            domain.lower,
+            domain.upper,
+            rng,
+            anchors=None if anchors is None else anchors(),
+            exclude=exclude,
+        )
+    return domain.maximize(score, rng)
 
 
 def expected_hypervolume_improvement(

@@ -7,7 +7,7 @@ and rebuilds the policy from them whenever it must propose a point. A campaign r
 
 How the ``k``-th ask is answered (``k`` = number of trials so far, completed or pending):
 
-1. While ``k < n_initial``: a random configuration, ``space.sample`` with a generator seeded by
+1. While ``k < n_init``: a random configuration, ``space.sample`` with a generator seeded by
    ``SeedSequence([seed, k, 0])`` (the policy is not consulted).
 2. Otherwise the policy is rebuilt, ``policy(space.domain(), policy_seed(seed, k))``, and told
    every completed trial in order of trial number: ``x = space.encode(params)`` and the
@@ -50,6 +50,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import minimize_scalar
 from threadpoolctl import threadpool_limits
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._validation import FloatArray, as_finite_scalar, check_positive
 from kernelbandits.acquisition import BoxOptimizer
 from kernelbandits.domains import Domain
@@ -90,7 +91,7 @@ def _beta(beta: float | str, noise_var: float) -> BetaSchedule | float:
     if isinstance(beta, str):
         if beta != "theory":
             raise ValueError(f"beta must be a positive number or 'theory'; got {beta!r}")
-        return IGPUCBBeta(R=math.sqrt(noise_var))
+        return IGPUCBBeta(noise_std=math.sqrt(noise_var))
     return check_positive(beta, "beta")
 
 
@@ -192,6 +193,7 @@ class _GPFactory:
     """The factory :func:`gp` returns: ``(domain, seed) -> policy``, and with
     ``hyperparameters="map"`` a :meth:`fitted` copy for the campaign's data."""
 
+    @renamed_parameters(n_initial="n_init")
     def __init__(
         self,
         space: SearchSpace,
@@ -450,16 +452,17 @@ class _BKBFactory:
         )
 
 
-def yeo_johnson(y: FloatArray, lam: float) -> FloatArray:
-    """The Yeo-Johnson transform (Yeo & Johnson 2000) of ``y (n,)`` with parameter ``lam``:
-    ``((1 + y)^lam - 1) / lam`` for ``y >= 0`` (``log1p(y)`` at ``lam = 0``) and
-    ``-((1 - y)^(2 - lam) - 1) / (2 - lam)`` for ``y < 0`` (``-log1p(-y)`` at ``lam = 2``)."""
+@renamed_parameters(lam="power")
+def yeo_johnson(y: FloatArray, power: float) -> FloatArray:
+    """The Yeo-Johnson transform (Yeo & Johnson 2000) of ``y (n,)`` with parameter ``power``:
+    ``((1 + y)^power - 1) / power`` for ``y >= 0`` (``log1p(y)`` at ``power = 0``) and
+    ``-((1 - y)^(2 - power) - 1) / (2 - power)`` for ``y < 0`` (``-log1p(-y)`` at ``power = 2``)."""
     y = np.asarray(y, dtype=float)
     pos = y >= 0.0
     out = np.empty_like(y)
     a, b = y[pos], -y[~pos]
-    out[pos] = np.log1p(a) if abs(lam) < 1e-12 else np.expm1(lam * np.log1p(a)) / lam
-    mu = 2.0 - lam
+    out[pos] = np.log1p(a) if abs(power) < 1e-12 else np.expm1(power * np.log1p(a)) / power
+    mu = 2.0 - power
     out[~pos] = -(np.log1p(b) if abs(mu) < 1e-12 else np.expm1(mu * np.log1p(b)) / mu)
     return out
 
@@ -550,9 +553,25 @@ class Campaign:
     seed : non-negative integer; the whole campaign is a deterministic function of it and of
         the trials recorded.
     direction : ``"maximize"`` or ``"minimize"`` the values told.
-    n_initial : number of random configurations before the policy is used.
+    n_init : number of random configurations before the policy is used (``n_initial=`` is
+        the deprecated spelling).
     pending : ``"hallucinate"`` (GP-BUCB) or ``"refuse"``, what a policy-driven ask does while
         other trials are pending.
+
+    Examples
+    --------
+    >>> import math
+    >>> from kernelbandits.campaign import Campaign
+    >>> from kernelbandits.space import Float, Int, SearchSpace
+    >>> space = SearchSpace([Float("lr", 1e-3, 1.0, log=True), Int("depth", 1, 8)])
+    >>> campaign = Campaign(space, seed=0, direction="minimize")
+    >>> for _ in range(15):
+    ...     trial = campaign.ask()  # run the experiment with trial.params, then tell its value
+    ...     loss = (math.log10(trial.params["lr"]) + 2) ** 2 + 0.1 * abs(trial.params["depth"] - 5)
+    ...     campaign.tell(trial, loss)
+    >>> best = campaign.best.params
+    >>> round(best["lr"], 3), best["depth"]  # the optimum is lr = 0.01, depth = 5
+    (0.01, 5)
     """
 
     def __init__(
@@ -562,7 +581,7 @@ class Campaign:
         *,
         seed: int = 0,
         direction: Literal["maximize", "minimize"] = "maximize",
-        n_initial: int = 5,
+        n_init: int = 5,
         pending: Literal["hallucinate", "refuse"] = "hallucinate",
     ) -> None:
         if not isinstance(space, SearchSpace):
@@ -571,10 +590,10 @@ class Campaign:
             raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
         if direction not in ("maximize", "minimize"):
             raise ValueError(f"direction must be 'maximize' or 'minimize'; got {direction!r}")
-        if isinstance(n_initial, bool) or not isinstance(n_initial, int | np.integer):
-            raise ValueError(f"n_initial must be a non-negative integer; got {n_initial!r}")
-        if n_initial < 0:
-            raise ValueError(f"n_initial must be a non-negative integer; got {n_initial!r}")
+        if isinstance(n_init, bool) or not isinstance(n_init, int | np.integer):
+            raise ValueError(f"n_init must be a non-negative integer; got {n_init!r}")
+        if n_init < 0:
+            raise ValueError(f"n_init must be a non-negative integer; got {n_init!r}")
         if pending not in ("hallucinate", "refuse"):
             raise ValueError(f"pending must be 'hallucinate' or 'refuse'; got {pending!r}")
         if policy is not None and not callable(policy):
@@ -583,7 +602,7 @@ class Campaign:
         self.policy_factory: PolicyFactory = gp(space) if policy is None else policy
         self.seed = int(seed)
         self.direction = direction
-        self.n_initial = int(n_initial)
+        self.n_init = int(n_init)
         self.pending_mode = pending
         self._records: list[_Record] = []
 
@@ -634,7 +653,7 @@ class Campaign:
     def ask(self) -> Trial:
         """The next configuration to evaluate, registered as a pending trial."""
         k = len(self._records)
-        if k < self.n_initial:
+        if k < self.n_init:
             params = self.space.sample(1, _initial_rng(self.seed, k))[0]
         else:
             # many small solves (the replay, the fit, the acquisition's local search): one BLAS

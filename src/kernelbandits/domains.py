@@ -21,6 +21,8 @@ from scipy.stats import qmc
 
 from kernelbandits._validation import FloatArray, as_point, as_points
 
+__all__ = ["Acquisition", "Box", "Domain", "Grid"]
+
 Acquisition = Callable[[FloatArray], FloatArray]
 
 

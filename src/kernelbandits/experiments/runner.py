@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits.experiments.trace import Trace
 from kernelbandits.policies.base import Policy
 from kernelbandits.problems.base import Problem
@@ -33,7 +34,7 @@ def derive_seeds(seed: int) -> tuple[np.random.Generator, int]:
 
 def _check_args(T: int, seed: int) -> tuple[int, int]:
     if isinstance(T, bool) or not isinstance(T, int | np.integer) or int(T) < 1:
-        raise ValueError(f"T (the number of rounds) must be an integer >= 1; got {T!r}")
+        raise ValueError(f"horizon (the number of rounds) must be an integer >= 1; got {T!r}")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or int(seed) < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
     return int(T), int(seed)
@@ -52,15 +53,16 @@ def _make_policy(policy: Policy | PolicyFactory, problem: Problem, policy_seed: 
     return made
 
 
-def run(policy: Policy | PolicyFactory, problem: Problem, T: int, seed: int) -> Trace:
-    """Play ``T`` rounds of ``policy`` on ``problem``.
+@renamed_parameters(T="horizon")
+def run(policy: Policy | PolicyFactory, problem: Problem, horizon: int, seed: int) -> Trace:
+    """Play ``horizon`` (``T``) rounds of ``policy`` on ``problem``.
 
     Parameters
     ----------
     policy : a :class:`Policy` (used as is, with its own generator; it keeps the data it is told)
         or a factory ``(problem, policy_seed: int) -> Policy`` called once.
     problem : the problem; observations come from ``problem.evaluate(x, noise_rng)``.
-    T : number of rounds, ``>= 1``.
+    horizon : number of rounds ``T >= 1`` (``T=`` is the deprecated spelling).
     seed : non-negative integer; see the module docstring for the derived streams.
 
     Returns
@@ -71,7 +73,7 @@ def run(policy: Policy | PolicyFactory, problem: Problem, T: int, seed: int) -> 
     ``problem.optimum_value - f``) and ``wall_time (T,)`` (ask + tell, seconds; the evaluation
     of the problem is not counted).
     """
-    T, seed = _check_args(T, seed)
+    T, seed = _check_args(horizon, seed)
     noise_rng, policy_seed = derive_seeds(seed)
     pol = _make_policy(policy, problem, policy_seed)
     d = problem.domain.dim

@@ -159,7 +159,19 @@ class Sum(_Pair):
 
 class Product(_Pair):
     """``k(x, x') = k1(x, x') k2(x, x')``: positive definite as the Schur product of two PSD
-    Gram matrices (e.g. a smooth trend times a periodic or a rough component)."""
+    Gram matrices (e.g. a smooth trend times a periodic or a rough component).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelbandits.kernels import RBF, Matern
+    >>> k = RBF(0.5) * Matern(1.0, variance=2.0, nu=2.5)  # the * of two kernels
+    >>> X = np.array([[0.0], [0.3]])
+    >>> np.allclose(k(X), RBF(0.5)(X) * Matern(1.0, variance=2.0, nu=2.5)(X))
+    True
+    >>> k.theta.size  # log lengthscale and log variance of each factor, fitted together
+    4
+    """
 
     def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
         return self.k1._gram(X, Y) * self.k2._gram(X, Y)

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._validation import FloatArray, as_points
 from kernelbandits.kernels.base import Kernel, check_kernel
 
@@ -39,13 +40,17 @@ from kernelbandits.kernels.base import Kernel, check_kernel
 TASK_MATRIX_RTOL = 1e-10
 
 
-def check_task_matrix(B: ArrayLike, n_tasks: int | None = None, name: str = "B") -> FloatArray:
-    """Return ``B`` as a symmetric PSD ``(n, n)`` float array, or raise ``ValueError`` naming it.
+@renamed_parameters(B="task_matrix")
+def check_task_matrix(
+    task_matrix: ArrayLike, n_tasks: int | None = None, name: str = "task_matrix"
+) -> FloatArray:
+    """Return the task matrix ``B`` as a symmetric PSD ``(n, n)`` float array, or raise
+    ``ValueError`` naming it (``name``).
 
     Symmetry and PSD are checked to ``TASK_MATRIX_RTOL`` relative to the largest absolute entry;
     the returned matrix is exactly symmetric (``(B + B^T) / 2``).
     """
-    arr = np.asarray(B, dtype=float)
+    arr = np.asarray(task_matrix, dtype=float)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty square matrix; got shape {arr.shape}")
     if n_tasks is not None and arr.shape[0] != n_tasks:
@@ -160,7 +165,8 @@ class ICM(SeparableSum):
     Parameters
     ----------
     base : the scalar kernel ``k``.
-    B : symmetric PSD task-similarity matrix, ``(n, n)``.
+    task_matrix : ``B``, the symmetric PSD task-similarity matrix, ``(n, n)`` (``B=`` is the
+        deprecated spelling; the attribute stays ``B``).
 
     Attributes
     ----------
@@ -168,8 +174,9 @@ class ICM(SeparableSum):
     eigenvectors : orthonormal ``u_i`` as columns, shape ``(n, n)``.
     """
 
-    def __init__(self, base: Kernel, B: ArrayLike) -> None:
-        super().__init__([(base, check_task_matrix(B, name="B"))])
+    @renamed_parameters(B="task_matrix")
+    def __init__(self, base: Kernel, task_matrix: ArrayLike) -> None:
+        super().__init__([(base, check_task_matrix(task_matrix))])
         self.base = self.kernels[0]
         self.B = self.task_matrices[0]
         xi, U = np.linalg.eigh(self.B)  # App. A.2: B = sum_i xi_i u_i u_i^T, computed once

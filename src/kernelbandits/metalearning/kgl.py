@@ -10,7 +10,7 @@ Notation (shapes):
                ``N = sum_u n_u``
     beta       ``(s, d)`` coefficients, ``beta_u^(j)`` the block of task ``u`` and kernel ``j``;
                ``beta^(j)`` stacks kernel ``j``'s blocks over the tasks (``s d_j`` numbers)
-    loss       eq. (1): ``L(beta) = (1/N) ||y - Phi beta||^2 + lam sum_j ||beta^(j)||_2`` with
+    loss       eq. (1): ``L(beta) = (1/N) ||y - Phi beta||^2 + penalty sum_j ||beta^(j)||_2`` with
                the block-diagonal design ``Phi = diag(Phi_1, ..., Phi_s)``
     selection  Alg. 1: ``J = {j : ||beta^(j)||_2 >= omega sqrt(s)}`` (``>=`` as in Alg. 1; the
                main text writes ``>``, which differs only on ties); ``k^ = mean_{j in J} k_j``
@@ -20,15 +20,16 @@ F-META-KGL's one-task fits, an active-set Newton search, FISTA as the fallback; 
 on a certified duality gap).
 skglm's ``GroupLasso`` on :func:`block_design` is the reference in the tests.
 
-Decision on the scale of ``lam``: with eq. (1) as printed, the paper's values (``lam = 0.25``
-offline, 0.5 in LIBO) select nothing in the paper's own setting: at beta = 0 the largest group
-gradient of ``(1/N) ||y - Phi beta||^2`` is 0.12-0.20 (m = 30 tasks x 10 points, |beta| in
-[0.5, 1]; 20 seeds), below ``lam``, so beta = 0 is the exact optimum. They fit a *per-task* normalisation of the data term — each task's squared error
-averaged over its own points and summed over the tasks, ``(s/N) ||y - Phi beta||^2`` — i.e.
-eq. (1) multiplied by ``s``. :class:`MetaKGL` therefore takes ``lam`` in that normalisation by
-default (``normalization="per-task"``: eq. (1) is solved with ``lam / s``); measured on the
-synthetic environment, ``lam = 0.25`` then recovers ``J*`` exactly in 10/10 seeds for
-``m >= 10`` (8/10 at m = 5). ``normalization="eq1"`` uses ``lam`` in eq. (1) as printed. For a
+Decision on the scale of ``penalty``: with eq. (1) as printed, the paper's values (``penalty =
+0.25`` offline, 0.5 in LIBO) select nothing in the paper's own setting: at beta = 0 the largest
+group gradient of ``(1/N) ||y - Phi beta||^2`` is 0.12-0.20 (m = 30 tasks x 10 points, |beta|
+in [0.5, 1]; 20 seeds), below ``penalty``, so beta = 0 is the exact optimum. They fit a *per-
+task* normalisation of the data term — each task's squared error averaged over its own points
+and summed over the tasks, ``(s/N) ||y - Phi beta||^2`` — i.e. eq. (1) multiplied by ``s``.
+:class:`MetaKGL` therefore takes ``penalty`` in that normalisation by default
+(``normalization="per-task"``: eq. (1) is solved with ``penalty / s``); measured on the
+synthetic environment, ``penalty = 0.25`` then recovers ``J*`` exactly in 10/10 seeds for ``m
+>= 10`` (8/10 at m = 5). ``normalization="eq1"`` uses ``penalty`` in eq. (1) as printed. For a
 single task (F-META-KGL's clients) the two coincide.
 
 Decision: when nothing is selected (``J`` empty) the estimate falls back to ``k_full`` (the mean
@@ -44,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._validation import FloatArray, as_finite_vector, as_points, check_positive
 from kernelbandits.kernels.features import FeatureKernel, FeatureMap
 from kernelbandits.metalearning.solver import BlockDesign, GroupLassoFit, solve_group_lasso
@@ -160,7 +162,7 @@ def _check_tasks(tasks: Sequence[Task], dim: int | None) -> list[tuple[FloatArra
 def block_design(base: BaseKernels, tasks: Sequence[Task]) -> tuple[object, FloatArray]:
     """The sparse block-diagonal design ``Phi`` (``(N, s d)``, CSC, kernel-major columns) and
     the stacked targets ``y (N,)`` of eq. (1), for general-purpose solvers (the tests' skglm
-    reference: its objective is eq. (1) / 2, so its ``alpha`` is ``lam / 2``). Column
+    reference: its objective is eq. (1) / 2, so its ``alpha`` is ``penalty / 2``). Column
     ``offset_j s + u d_j + f`` is feature ``f`` of kernel ``j`` in task ``u``, so each kernel's
     group of ``s d_j`` columns is contiguous."""
     from scipy import sparse
@@ -185,21 +187,23 @@ def block_design(base: BaseKernels, tasks: Sequence[Task]) -> tuple[object, Floa
     return design, np.concatenate([y for _, y in data])
 
 
+@renamed_parameters(lam="penalty")
 def fit_group_lasso(
-    base: BaseKernels, tasks: Sequence[Task], lam: float, beta0: FloatArray | None = None
+    base: BaseKernels, tasks: Sequence[Task], penalty: float, beta0: FloatArray | None = None
 ) -> GroupLassoFit:
     """Minimise eq. (1) over all tasks' coefficients from ``beta0`` (``(s, d)``, default 0)."""
-    lam = check_positive(lam, "lam")
+    penalty = check_positive(penalty, "penalty")
     data = _check_tasks(tasks, base.input_dim)
     design = BlockDesign(
         [base.feature_map(X) for X, _ in data], [y for _, y in data], base.group_sizes
     )
-    return solve_group_lasso(design, lam, beta0)
+    return solve_group_lasso(design, penalty, beta0)
 
 
-def group_lasso(base: BaseKernels, tasks: Sequence[Task], lam: float) -> FloatArray:
+@renamed_parameters(lam="penalty")
+def group_lasso(base: BaseKernels, tasks: Sequence[Task], penalty: float) -> FloatArray:
     """Minimise eq. (1) over all tasks' coefficients; return ``beta`` of shape ``(s, d)``."""
-    return fit_group_lasso(base, tasks, lam).beta
+    return fit_group_lasso(base, tasks, penalty).beta
 
 
 def group_norms(base: BaseKernels, beta: FloatArray) -> FloatArray:
@@ -212,7 +216,8 @@ def group_norms(base: BaseKernels, beta: FloatArray) -> FloatArray:
     )
 
 
-def meta_loss(base: BaseKernels, tasks: Sequence[Task], beta: FloatArray, lam: float) -> float:
+@renamed_parameters(lam="penalty")
+def meta_loss(base: BaseKernels, tasks: Sequence[Task], beta: FloatArray, penalty: float) -> float:
     """Eq. (1) at ``beta (s, d)``."""
     data = _check_tasks(tasks, base.input_dim)
     N = sum(X.shape[0] for X, _ in data)
@@ -220,7 +225,7 @@ def meta_loss(base: BaseKernels, tasks: Sequence[Task], beta: FloatArray, lam: f
         float(np.sum((y - base.feature_map(X) @ b) ** 2))
         for (X, y), b in zip(data, beta, strict=True)
     )
-    return sq / N + lam * float(np.sum(group_norms(base, beta)))
+    return sq / N + penalty * float(np.sum(group_norms(base, beta)))
 
 
 def _estimate(base: BaseKernels, selected: ArrayLike, scores: FloatArray) -> KernelEstimate:
@@ -236,26 +241,27 @@ class MetaKGL:
     Parameters
     ----------
     base : the base kernels.
-    lam : group-lasso weight ``lam > 0``, in the scale set by ``normalization``.
+    penalty : group-lasso weight ``penalty > 0``, in the scale set by ``normalization``.
     omega : threshold ``omega > 0`` (the paper sets ``omega = c_1 / 2``).
     normalization : ``"per-task"`` (default; eq. (1) times ``s``, the scale of the paper's
-        ``lam`` values, see the module notes) or ``"eq1"`` (eq. (1) as printed).
+        ``penalty`` values, see the module notes) or ``"eq1"`` (eq. (1) as printed).
     """
 
+    @renamed_parameters(lam="penalty")
     def __init__(
-        self, base: BaseKernels, lam: float, omega: float, normalization: str = "per-task"
+        self, base: BaseKernels, penalty: float, omega: float, normalization: str = "per-task"
     ) -> None:
         if normalization not in ("per-task", "eq1"):
             raise ValueError(f"normalization must be 'per-task' or 'eq1'; got {normalization!r}")
         self.base = base
-        self.lam = check_positive(lam, "lam")
+        self.penalty = check_positive(penalty, "penalty")
         self.omega = check_positive(omega, "omega")
         self.normalization = normalization
         self._last_beta: FloatArray | None = None  # warm start of the next fit
 
     def eq1_lam(self, n_tasks: int) -> float:
         """The weight passed to eq. (1) for ``n_tasks`` tasks."""
-        return self.lam / n_tasks if self.normalization == "per-task" else self.lam
+        return self.penalty / n_tasks if self.normalization == "per-task" else self.penalty
 
     def _warm_start(self, n_tasks: int) -> FloatArray | None:
         """The previous fit's ``beta`` for its tasks, zero rows for new ones (a lifelong run
@@ -288,14 +294,15 @@ class FMetaKGL:
     Parameters
     ----------
     base : the base kernels.
-    lam : the clients' group-lasso weight.
+    penalty : the clients' group-lasso weight.
     omega : the clients' threshold ``omega > 0``.
     alpha : majority level in ``[0, 1]``.
     """
 
-    def __init__(self, base: BaseKernels, lam: float, omega: float, alpha: float) -> None:
+    @renamed_parameters(lam="penalty")
+    def __init__(self, base: BaseKernels, penalty: float, omega: float, alpha: float) -> None:
         self.base = base
-        self.lam = check_positive(lam, "lam")
+        self.penalty = check_positive(penalty, "penalty")
         self.omega = check_positive(omega, "omega")
         if not (np.isfinite(alpha) and 0.0 <= alpha <= 1.0):
             raise ValueError(f"alpha must lie in [0, 1]; got {alpha!r}")
@@ -303,7 +310,7 @@ class FMetaKGL:
 
     def client_vote(self, task: Task) -> IntArray:
         """The index set one client sends (its own group lasso, threshold ``omega``)."""
-        beta = group_lasso(self.base, [task], self.lam)
+        beta = group_lasso(self.base, [task], self.penalty)
         return np.flatnonzero(group_norms(self.base, beta) >= self.omega).astype(np.int64)
 
     def aggregate(self, votes: Sequence[ArrayLike]) -> KernelEstimate:

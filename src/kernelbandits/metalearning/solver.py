@@ -2,7 +2,7 @@
 
 Schur, Kassraie, Rothfuss & Krause (2023), eq. (1):
 
-    P(beta) = (1/N) sum_u ||y_u - Phi_u beta_u||^2 + lam sum_j ||beta^(j)||_2
+    P(beta) = (1/N) sum_u ||y_u - Phi_u beta_u||^2 + penalty sum_j ||beta^(j)||_2
 
 Shapes: ``s`` tasks, ``d`` features in ``p`` groups (group ``j`` has ``d_j`` features),
 ``beta (s, d)``; ``beta^(j)`` is the ``(s, d_j)`` block of group ``j`` over all tasks. The design
@@ -18,40 +18,40 @@ Method
    ``L = (2/N) max_u lambda_max(G_u)``.
 2. After every block of FISTA iterations, an active-set Newton search from its iterate (feature-
    sign search, Lee et al. 2007, extended to groups). On the support ``S`` (the groups with
-   ``beta^(j) != 0``) the objective is smooth, with Hessian ``(2/N) diag_u G_u[S, S] + lam
+   ``beta^(j) != 0``) the objective is smooth, with Hessian ``(2/N) diag_u G_u[S, S] + penalty
    sum_j (I - u_j u_j^T) / ||beta^(j)||`` (``u_j`` the unit direction of group ``j``):
    block-diagonal over the tasks plus one rank-one term per group, so each Newton system is
    solved by the Woodbury identity in ``O(s k^3)`` for ``k`` support features. A step that
    would carry a group through zero stops there and drops the group; when the support is
-   optimal, the group that most violates ``||grad^(j)|| <= lam`` enters and Newton runs again.
-   Newton stops on the gradient residual (``1e-13 lam``), not on the decrease of ``P``: the gap
+   optimal, the group that most violates ``||grad^(j)|| <= penalty`` enters and Newton runs again.
+   Newton stops on the gradient residual (``1e-13 penalty``), not on the decrease of ``P``: the gap
    is first order in that residual. The result is kept only when it lowers the duality gap, so
    this step speeds up but never spoils a fit; FISTA alone would need 1e3-1e5 iterations where
    the support is large or the fit nearly interpolates.
 3. Stop when the duality gap is at most ``tol`` times the objective (plus a rounding floor).
-   The dual point is the rescaled residual ``theta = kappa (2/N) e`` with ``e = y - Phi beta`` and ``kappa = min(1, lam
-   / max_j ||(2/N) Phi^(j)T e||)``; the dual objective is ``theta^T y - (N/4) ||theta||^2``
+   The dual point is the rescaled residual ``theta = kappa (2/N) e`` with ``e = y - Phi beta``
+   and ``kappa = min(1, penalty / max_j ||(2/N) Phi^(j)T e||)``; the dual objective is ``theta^T y - (N/4) ||theta||^2``
    (Fenchel dual of eq. (1)), so ``gap = P(beta) - D(theta) >= 0`` bounds the distance to the
    optimum in objective. The residual is formed in sample space, so the gap is accurate to
-   rounding even when the fit interpolates (``lam`` of order 1e-6 as in App. G.2).
+   rounding even when the fit interpolates (``penalty`` of order 1e-6 as in App. G.2).
 
 For a plain lasso (one task, one-feature groups: F-META-KGL's clients on the paper's feature
 families) the exact homotopy solution (LARS with the lasso modification, Efron et al. 2004;
 scikit-learn's ``lars_path_gram``) is tried first and kept when its gap certifies it: with
-``lam`` of order 1e-6 (App. G.2) the fit nearly interpolates and proximal gradient needs 1e4-1e5
+``penalty`` of order 1e-6 (App. G.2) the fit nearly interpolates and proximal gradient needs 1e4-1e5
 iterations, LARS a dozen steps. When the data are not in general position (grid points sharing a
 coordinate) LARS can stop early on a degenerate active set; the gap rejects it and steps 1-2
 take over. The lasso solution need not be unique then; the solver returns a vertex of the
 solution set (linearly independent support columns, as LARS would), found from the
 certified solution by :func:`_vertex` and certified again by the gap.
 
-``beta = 0`` is optimal, and returned at once, when ``lam >= lam_max = (2/N) max_j ||c^(j)||``.
+``beta = 0`` is optimal, and returned at once, when ``penalty >= lam_max = (2/N) max_j ||c^(j)||``.
 A warm start (e.g. the previous fit of a lifelong run, padded with zero rows for new tasks) only
 changes the starting point.
 
 The solver replaces skglm's ``GroupLasso`` (which the tests keep as the reference: objective
 within 1e-6 relative and the same selected groups), whose 1e-10 KKT tolerance with a 1000-pass
-cap made some fits run for tens of minutes (``lam`` near zero, ill-conditioned ``G_u``).
+cap made some fits run for tens of minutes (``penalty`` near zero, ill-conditioned ``G_u``).
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+
+from kernelbandits._deprecation import renamed_parameters
 
 FloatArray = NDArray[np.float64]
 
@@ -158,19 +160,21 @@ class BlockDesign:
         """Gradient of the data term, ``(2/N) (G_u beta_u - c_u)`` per task, ``(s, d)``."""
         return (2.0 / self.n_points) * ((self.gram @ beta[:, :, None])[:, :, 0] - self.cross)
 
-    def objective(self, beta: FloatArray, lam: float) -> float:
+    @renamed_parameters(lam="penalty")
+    def objective(self, beta: FloatArray, penalty: float) -> float:
         """``P(beta)`` from the sample-space residual."""
         sq = sum(
             float(np.sum((y - P @ b) ** 2))
             for P, y, b in zip(self.phis, self.ys, beta, strict=True)
         )
-        return sq / self.n_points + lam * float(np.sum(self.group_norms(beta)))
+        return sq / self.n_points + penalty * float(np.sum(self.group_norms(beta)))
 
     def lam_max(self) -> float:
-        """The smallest ``lam`` for which ``beta = 0`` is optimal."""
+        """The smallest ``penalty`` for which ``beta = 0`` is optimal."""
         return float((2.0 / self.n_points) * np.max(self.group_norms(self.cross)))
 
-    def gap(self, beta: FloatArray, lam: float) -> tuple[float, float]:
+    @renamed_parameters(lam="penalty")
+    def gap(self, beta: FloatArray, penalty: float) -> tuple[float, float]:
         """``(P(beta), duality gap)`` (module notes, step 3)."""
         N = self.n_points
         residuals = [y - P @ b for P, y, b in zip(self.phis, self.ys, beta, strict=True)]  # e_u
@@ -180,8 +184,8 @@ class BlockDesign:
             [P.T @ e for P, e in zip(self.phis, residuals, strict=True)]
         )  # Phi_u^T e_u, (s, d)
         dual_norm = (2.0 / N) * float(np.max(self.group_norms(corr)))
-        kappa = 1.0 if dual_norm <= lam else lam / dual_norm
-        primal = sq / N + lam * float(np.sum(self.group_norms(beta)))
+        kappa = 1.0 if dual_norm <= penalty else penalty / dual_norm
+        primal = sq / N + penalty * float(np.sum(self.group_norms(beta)))
         dual = (2.0 * kappa / N) * ey - (kappa * kappa / N) * sq
         return primal, max(primal - dual, 0.0)
 
@@ -195,14 +199,14 @@ def _prox(design: BlockDesign, z: FloatArray, threshold: float) -> FloatArray:
 
 
 def _fista(
-    design: BlockDesign, beta: FloatArray, lam: float, step: float, n_iter: int
+    design: BlockDesign, beta: FloatArray, penalty: float, step: float, n_iter: int
 ) -> FloatArray:
     """``n_iter`` restarted FISTA iterations from ``beta`` (module notes, step 1)."""
     x = beta
     y = beta.copy()
     t = 1.0
     for _ in range(n_iter):
-        x_new = _prox(design, y - step * design.gradient(y), step * lam)
+        x_new = _prox(design, y - step * design.gradient(y), step * penalty)
         if np.sum((y - x_new) * (x_new - x)) > 0.0:  # gradient restart
             t = 1.0
             y = x_new
@@ -214,7 +218,7 @@ def _fista(
     return x
 
 
-def _polish(design: BlockDesign, beta: FloatArray, lam: float) -> FloatArray | None:
+def _polish(design: BlockDesign, beta: FloatArray, penalty: float) -> FloatArray | None:
     """Damped Newton on the support of ``beta`` (module notes, step 2), dropping a group from the
     support when a step would carry it through zero (feature-sign search, Lee et al. 2007,
     for groups); ``None`` if it fails."""
@@ -222,7 +226,7 @@ def _polish(design: BlockDesign, beta: FloatArray, lam: float) -> FloatArray | N
         reduced = _vertex(design, beta)  # a plain lasso: independent support columns first
         if reduced is not None:
             beta = reduced
-        result, dropped = _newton_on_support(design, beta, lam)
+        result, dropped = _newton_on_support(design, beta, penalty)
         if dropped is None:
             return result
         beta = dropped
@@ -230,15 +234,15 @@ def _polish(design: BlockDesign, beta: FloatArray, lam: float) -> FloatArray | N
 
 
 def _newton_on_support(
-    design: BlockDesign, beta: FloatArray, lam: float
+    design: BlockDesign, beta: FloatArray, penalty: float
 ) -> tuple[FloatArray | None, FloatArray | None]:
     """Newton on the support of ``beta``: ``(solution, None)``, or ``(None, beta')`` with one
     group set to zero where a step would cross it, or ``(None, None)`` if it fails.
 
     On the support (``k`` features in ``m`` groups) the Hessian is ``B - W C W^T`` with the
-    block-diagonal ``B = diag_u((2/N) G_u[S, S] + diag(lam / ||x^(j)||))`` (one ``k x k`` block
+    block-diagonal ``B = diag_u((2/N) G_u[S, S] + diag(penalty / ||x^(j)||))`` (one ``k x k`` block
     per task, positive definite), ``W`` the ``m`` unit directions ``x^(j) / ||x^(j)||`` and
-    ``C = diag(lam / ||x^(j)||)``; the Woodbury identity solves it in ``O(s k^3 + m^3)``.
+    ``C = diag(penalty / ||x^(j)||)``; the Woodbury identity solves it in ``O(s k^3 + m^3)``.
     """
     s, _ = design.shape
     support = np.flatnonzero(design.group_norms(beta) > 0.0)
@@ -260,7 +264,7 @@ def _newton_on_support(
 
     def restricted(x: FloatArray) -> float:  # P on the support, up to the constant ||y||^2 / N
         quad = np.einsum("ui,uij,uj->", x, G, x) - 2.0 * np.sum(c * x)
-        return float(quad / N + lam * np.sum(block_norms(x)))
+        return float(quad / N + penalty * np.sum(block_norms(x)))
 
     offset = sum(float(y @ y) for y in design.ys) / N  # P = restricted + ||y||^2 / N
     x = beta[:, cols].copy()
@@ -268,7 +272,7 @@ def _newton_on_support(
     eye = np.eye(k)
     for _ in range(POLISH_MAX_STEPS):
         r = block_norms(x)
-        curvature = lam / r  # (m,)
+        curvature = penalty / r  # (m,)
         grad = (2.0 / N) * ((G @ x[:, :, None])[:, :, 0] - c) + curvature[member] * x
         B = (2.0 / N) * G + curvature[member] * eye  # (s, k, k)
         W = np.zeros((s, k, m))
@@ -284,7 +288,7 @@ def _newton_on_support(
         slope = float(np.sum(grad * direction))  # minus the squared Newton decrement
         # the gap is first order in the gradient residual (through the dual scaling), so stop on
         # the residual, not on the decrease of P (which rounding hides long before)
-        if not np.isfinite(slope) or slope >= 0.0 or np.max(np.abs(grad)) <= 1e-13 * lam:
+        if not np.isfinite(slope) or slope >= 0.0 or np.max(np.abs(grad)) <= 1e-13 * penalty:
             break
         quadratic_phase = -slope <= 1e-10 * max(value + offset, 0.0)
         inner = np.add.reduceat((x * direction).sum(axis=0), local_starts)
@@ -319,7 +323,7 @@ def _newton_on_support(
     return out, None
 
 
-def _lars(design: BlockDesign, lam: float) -> FloatArray | None:
+def _lars(design: BlockDesign, penalty: float) -> FloatArray | None:
     """The exact lasso solution by LARS (module notes) when the problem is a plain lasso."""
     if design.shape[0] != 1 or np.any(design.group_sizes != 1):
         return None
@@ -327,12 +331,12 @@ def _lars(design: BlockDesign, lam: float) -> FloatArray | None:
 
     with warnings.catch_warnings():  # degenerate active sets: the gap check rejects the result
         warnings.simplefilter("ignore")
-        # scikit-learn's lasso is eq. (1) / 2: alpha = lam / 2
+        # scikit-learn's lasso is eq. (1) / 2: alpha = penalty / 2
         _, _, coefs = lars_path_gram(
             Xy=design.cross[0],
             Gram=design.gram[0],
             n_samples=design.n_points,
-            alpha_min=lam / 2.0,
+            alpha_min=penalty / 2.0,
             method="lasso",
         )
     beta = np.asarray(coefs, dtype=float)[:, -1][None, :]
@@ -344,7 +348,7 @@ def _vertex(design: BlockDesign, beta: FloatArray) -> FloatArray | None:
     columns of ``Phi`` are linearly independent (at most ``rank(Phi)`` non-zeros).
 
     Along a null vector ``v`` of ``Phi_S`` (``S`` the support) the fit is constant and, while no
-    sign changes, the objective moves by ``lam sign(beta_S)^T v`` per unit step; with the sign
+    sign changes, the objective moves by ``penalty sign(beta_S)^T v`` per unit step; with the sign
     of ``v`` chosen so that this is not positive, step until a coefficient reaches zero, drop
     it, repeat (the reduction step of feature-sign search). At an optimum ``sign^T v = 0``, so
     this moves along the solution set to a vertex (every lasso solution has the same fit,
@@ -379,23 +383,23 @@ def _vertex(design: BlockDesign, beta: FloatArray) -> FloatArray | None:
 def _polished(
     design: BlockDesign,
     beta: FloatArray,
-    lam: float,
+    penalty: float,
     primal: float,
     gap: float,
     target: float = 0.0,
 ) -> tuple[FloatArray, float, float]:
     """The active-set Newton search from ``beta`` (module notes, step 2): polish on the support,
-    then bring in the group that violates ``||grad^(j)|| <= lam`` most (one block prox step makes
-    it non-zero) and polish again, while the objective decreases and the gap exceeds
+    then bring in the group that violates ``||grad^(j)|| <= penalty`` most (one block prox step
+    makes it non-zero) and polish again, while the objective decreases and the gap exceeds
     ``target``. Returns the point of smallest gap met (``beta`` itself if none is smaller), with
     its objective and gap."""
     best = (beta, primal, gap)
     current, last = beta, primal
     for _ in range(2 * design.group_sizes.size + 1):
-        polished = _polish(design, current, lam) if np.any(current) else current
+        polished = _polish(design, current, penalty) if np.any(current) else current
         if polished is None:
             break
-        p_primal, p_gap = design.gap(polished, lam)
+        p_primal, p_gap = design.gap(polished, penalty)
         if p_primal > last + 1e-12 * abs(last):  # no descent: the search has stalled
             break
         last = p_primal
@@ -404,7 +408,7 @@ def _polished(
         if p_gap <= target:
             break
         grad = design.gradient(polished)
-        excess = design.group_norms(grad) - lam
+        excess = design.group_norms(grad) - penalty
         excess[design.group_norms(polished) > 0.0] = -np.inf
         j = int(np.argmax(excess))
         if excess[j] <= 0.0:
@@ -412,7 +416,7 @@ def _polished(
         block = slice(design.starts[j], design.starts[j] + design.group_sizes[j])
         step = 1.0 / design.block_lipschitz[j]
         current = polished.copy()
-        current[:, block] = _prox_block(-step * grad[:, block], step * lam)
+        current[:, block] = _prox_block(-step * grad[:, block], step * penalty)
     return best
 
 
@@ -422,58 +426,61 @@ def _prox_block(z: FloatArray, threshold: float) -> FloatArray:
     return z * max(0.0, 1.0 - threshold / norm) if norm > 0.0 else z
 
 
+@renamed_parameters(lam="penalty")
 def solve_group_lasso(
     design: BlockDesign,
-    lam: float,
+    penalty: float,
     beta0: FloatArray | None = None,
     tol: float = TOL,
     max_iter: int = MAX_ITER,
 ) -> GroupLassoFit:
-    """Minimise eq. (1) for ``lam > 0`` from ``beta0`` (``(s, d)``; default zeros).
+    """Minimise eq. (1) for ``penalty > 0`` from ``beta0`` (``(s, d)``; default zeros).
 
     Warns :class:`GroupLassoConvergenceWarning` if ``max_iter`` iterations do not reach the
     tolerance, and returns the best point found.
     """
-    if not (np.isfinite(lam) and lam > 0.0):
-        raise ValueError(f"lam must be positive and finite; got {lam!r}")
+    if not (np.isfinite(penalty) and penalty > 0.0):
+        raise ValueError(f"penalty must be positive and finite; got {penalty!r}")
     zeros = np.zeros(design.shape)
-    if lam >= design.lam_max():
-        primal, gap = design.gap(zeros, lam)
+    if penalty >= design.lam_max():
+        primal, gap = design.gap(zeros, penalty)
         return GroupLassoFit(zeros, primal, gap, 0, True)
     beta = zeros if beta0 is None else np.array(beta0, dtype=float)
     if beta.shape != design.shape:
         raise ValueError(f"beta0 must have shape {design.shape}; got {beta.shape}")
-    floor = GAP_FLOOR * design.gap(zeros, lam)[0]
+    floor = GAP_FLOOR * design.gap(zeros, penalty)[0]
 
     def target(primal: float) -> float:
         return tol * primal + floor
 
-    primal, gap = design.gap(beta, lam)
-    exact = _lars(design, lam)
+    primal, gap = design.gap(beta, penalty)
+    exact = _lars(design, penalty)
     if exact is not None:
-        e_primal, e_gap = design.gap(exact, lam)
-        exact, e_primal, e_gap = _polished(design, exact, lam, e_primal, e_gap, target(e_primal))
+        e_primal, e_gap = design.gap(exact, penalty)
+        exact, e_primal, e_gap = _polished(
+            design, exact, penalty, e_primal, e_gap, target(e_primal)
+        )
         if e_gap < gap:
             beta, primal, gap = exact, e_primal, e_gap
     if gap > target(primal):  # the active-set search from the start point alone often suffices
-        beta, primal, gap = _polished(design, beta, lam, primal, gap, target(primal))
+        beta, primal, gap = _polished(design, beta, penalty, primal, gap, target(primal))
     # L = (2/N) max_u lambda_max(G_u) = (2/N) max_u ||Phi_u||_2^2 (an SVD of the n_u x d Phi_u)
     lipschitz = (2.0 / design.n_points) * max(float(np.linalg.norm(P, 2)) ** 2 for P in design.phis)
     step = 1.0 / lipschitz
     iterations, block = 0, 50
     while gap > target(primal) and iterations < max_iter:
         n = min(block, max_iter - iterations)
-        beta = _fista(design, beta, lam, step, n)
+        beta = _fista(design, beta, penalty, step, n)
         iterations += n
-        primal, gap = design.gap(beta, lam)
+        primal, gap = design.gap(beta, penalty)
         if gap <= target(primal):
             break
-        beta, primal, gap = _polished(design, beta, lam, primal, gap, target(primal))
+        beta, primal, gap = _polished(design, beta, penalty, primal, gap, target(primal))
         block = min(2 * block, 5000)
     converged = gap <= target(primal)
     vertex = _vertex(design, beta) if converged else None
     if vertex is not None:  # the optimum is not unique: keep a sparse one if it certifies
-        candidate = _polished(design, vertex, lam, *design.gap(vertex, lam))
+        candidate = _polished(design, vertex, penalty, *design.gap(vertex, penalty))
         if candidate[2] <= target(candidate[1]):
             beta, primal, gap = candidate
     if not converged:

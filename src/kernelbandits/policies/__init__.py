@@ -1,6 +1,6 @@
 """Policies behind one ask/tell protocol (:class:`Policy`), each citing what it implements."""
 
-from kernelbandits.policies.base import Policy, RandomPolicy
+from kernelbandits.policies.base import Policy, PolicyTags, RandomPolicy
 from kernelbandits.policies.beta import (
     BetaSchedule,
     ConstantBeta,
@@ -8,6 +8,7 @@ from kernelbandits.policies.beta import (
     SrinivasBeta,
 )
 from kernelbandits.policies.bkb import BKB, BKBBeta
+from kernelbandits.policies.checks import PolicyCheckError, check_policy
 from kernelbandits.policies.design import WithInitialDesign
 from kernelbandits.policies.gp import GPEI, GPPI, GPTS, GPUCB, GPPolicy, ScoredGPPolicy
 from kernelbandits.policies.libo import (
@@ -20,6 +21,7 @@ from kernelbandits.policies.libo import (
 from kernelbandits.policies.linucb import FeatureGPUCB, LinUCB
 from kernelbandits.policies.mtbkb import ITBKB, MTBKB
 from kernelbandits.policies.multitask import ITKB, MOBO, MTKB
+from kernelbandits.policies.outcome import AffineOutcome
 from kernelbandits.policies.quantum import QGPUCB, QLinUCB, StagedQuantumPolicy
 from kernelbandits.policies.transfer import DeltaBO, JointGPUCB
 from kernelbandits.policies.transfer_baselines import DiffGP, EnvGP
@@ -39,6 +41,7 @@ __all__ = [
     "MTBKB",
     "MTKB",
     "QGPUCB",
+    "AffineOutcome",
     "BKBBeta",
     "BetaSchedule",
     "ConstantBeta",
@@ -54,6 +57,8 @@ __all__ = [
     "LinUCB",
     "OfflineMetaLearned",
     "Policy",
+    "PolicyCheckError",
+    "PolicyTags",
     "QLinUCB",
     "RandomPolicy",
     "ScalarizedUCB",
@@ -63,4 +68,5 @@ __all__ = [
     "VectorPolicy",
     "VectorRandomPolicy",
     "WithInitialDesign",
+    "check_policy",
 ]

@@ -9,6 +9,7 @@ the data already collected unchanged. Policies maximise.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -16,6 +17,33 @@ from numpy.typing import ArrayLike
 from kernelbandits._random import SeedLike, as_generator
 from kernelbandits._validation import FloatArray, as_finite_scalar
 from kernelbandits.domains import Domain
+
+
+@dataclass(frozen=True)
+class PolicyTags:
+    """What a policy can do: read by :func:`~kernelbandits.policies.check_policy` (which
+    checks only what applies) and by tools that drive policies.
+
+    Attributes
+    ----------
+    domains : the kinds of domain it works on, a non-empty subset of ``("grid", "box")``.
+    n_tasks : ``None`` for scalar observations; ``n`` for a policy told ``y (n,)``.
+    any_point : ``tell`` accepts points the policy did not ask for (a staged quantum policy
+        must be told the arm it asked for, once per query).
+    posterior : it has ``mean_sd(X (m, d)) -> (mu (m,), sd (m,))``, the posterior of ``f``.
+    seed_sensitive : different seeds give different trajectories (random tie-breaks,
+        candidate sets, forced exploration).
+    """
+
+    domains: tuple[str, ...] = ("grid", "box")
+    n_tasks: int | None = None
+    any_point: bool = True
+    posterior: bool = False
+    seed_sensitive: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.domains or not set(self.domains) <= {"grid", "box"}:
+            raise ValueError(f"domains must be a non-empty subset of ('grid', 'box'); got {self}")
 
 
 class Policy(ABC):
@@ -28,6 +56,8 @@ class Policy(ABC):
 
     #: short display name used in tables and plots
     name: str = "policy"
+    #: what instances of the class can do (:meth:`tags` may refine it per instance)
+    capabilities: PolicyTags = PolicyTags()
 
     def __init__(self, domain: Domain, seed: SeedLike = None) -> None:
         if not isinstance(domain, Domain):
@@ -73,6 +103,10 @@ class Policy(ABC):
             self._update(x, v)
             self._X.append(x)
             self._y.append(v)
+
+    def tags(self) -> PolicyTags:
+        """What this policy can do (:class:`PolicyTags`; wrappers answer for what they wrap)."""
+        return self.capabilities
 
     # -- data ---------------------------------------------------------------------------------
     @property

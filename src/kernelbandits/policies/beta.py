@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._validation import check_nonnegative, check_positive, check_probability
 
 
@@ -53,19 +54,26 @@ class ConstantBeta(BetaSchedule):
 
 @dataclass(frozen=True)
 class IGPUCBBeta(BetaSchedule):
-    """Chowdhury & Gopalan (2017), Thm 2: ``w_t = B + R sqrt(2 (gamma_{t-1} + 1 + ln(1/delta)))``."""
+    """Chowdhury & Gopalan (2017), Thm 2: ``w_t = B + R sqrt(2 (gamma_{t-1} + 1 + ln(1/delta)))``
+    with ``B = norm_bound`` (the RKHS norm bound) and ``R = noise_std`` (the sub-Gaussian noise
+    scale). ``B=`` and ``R=`` are the deprecated spellings."""
 
-    B: float = 1.0
-    R: float = 0.1
+    norm_bound: float = 1.0
+    noise_std: float = 0.1
     delta: float = 0.1
 
     def __post_init__(self) -> None:
-        check_nonnegative(self.B, "B")
-        check_nonnegative(self.R, "R")
+        check_nonnegative(self.norm_bound, "norm_bound")
+        check_nonnegative(self.noise_std, "noise_std")
         check_probability(self.delta, "delta")
 
     def width(self, t: int, info_gain: float, domain_size: int | None) -> float:
-        return self.B + self.R * np.sqrt(2.0 * (info_gain + 1.0 + np.log(1.0 / self.delta)))
+        gamma = info_gain + 1.0 + np.log(1.0 / self.delta)
+        return self.norm_bound + self.noise_std * np.sqrt(2.0 * gamma)
+
+
+_renamed = renamed_parameters(B="norm_bound", R="noise_std")
+IGPUCBBeta.__init__ = _renamed(IGPUCBBeta.__init__)  # type: ignore[method-assign]
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
@@ -48,9 +49,10 @@ from kernelbandits._validation import (
     check_positive,
     check_probability,
 )
+from kernelbandits.acquisition import maximize_on_domain
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.base import Kernel, check_kernel
-from kernelbandits.policies.base import Policy
+from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.policies.beta import BetaSchedule, as_schedule
 from kernelbandits.regression.nystrom import NystromPosterior, resample_dictionary
 
@@ -71,21 +73,23 @@ class BKBBeta(BetaSchedule):
 
     Parameters
     ----------
-    F : bound on the RKHS norm of the objective (the reference code's ``fnorm``).
+    norm_bound : ``F``, the bound on the RKHS norm of the objective (the reference code's
+        ``fnorm``; ``F=`` is the deprecated spelling).
     delta : confidence level in (0, 1) (reference default 0.5).
     """
 
-    F: float = 1.0
+    norm_bound: float = 1.0
     delta: float = 0.5
 
     def __post_init__(self) -> None:
-        check_nonnegative(self.F, "F")
+        check_nonnegative(self.norm_bound, "norm_bound")
         check_probability(self.delta, "delta")
 
     def radius(self, lam: float, noise_var: float, logdet: float) -> float:
         """``beta_t`` (multiplier of the scaled ``sigma~ / sqrt(lam)``)."""
         return float(
-            np.sqrt(lam) * self.F + np.sqrt(noise_var * (max(logdet, 0.0) + np.log(1 / self.delta)))
+            np.sqrt(lam) * self.norm_bound
+            + np.sqrt(noise_var * (max(logdet, 0.0) + np.log(1 / self.delta)))
         )
 
     def bkb_width(self, lam: float, noise_var: float, logdet: float) -> float:
@@ -96,7 +100,11 @@ class BKBBeta(BetaSchedule):
         """Generic reading for other policies: ``lam = noise_var`` and the exact
         ``logdet = log det(I + K_{t-1}/lam) = 2 gamma_{t-1}``, so ``w_t = F + sqrt(2 gamma_{t-1}
         + log(1/delta))``. :class:`BKB` itself calls :meth:`bkb_width` with its own estimate."""
-        return float(self.F + np.sqrt(2.0 * max(info_gain, 0.0) + np.log(1 / self.delta)))
+        return float(self.norm_bound + np.sqrt(2.0 * max(info_gain, 0.0) + np.log(1 / self.delta)))
+
+
+_renamed = renamed_parameters(F="norm_bound")
+BKBBeta.__init__ = _renamed(BKBBeta.__init__)  # type: ignore[method-assign]
 
 
 class BKB(Policy):
@@ -124,9 +132,27 @@ class BKB(Policy):
     inclusion_probabilities : the last round's ``p_{t,i}``, one per candidate: ``(t,)`` without
         merging, one per distinct observed point (in ``np.unique`` order) with merging.
     dictionary_indices : ``(m_t,)`` indices of the observations in the current dictionary.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelbandits import Grid
+    >>> from kernelbandits.kernels import RBF
+    >>> from kernelbandits.policies import BKB
+    >>> grid = Grid.linspace(0.0, 1.0, 101)
+    >>> bkb = BKB(grid, RBF(0.1), noise_var=0.01, qbar=2.0, beta=2.0, seed=0)
+    >>> for _ in range(30):
+    ...     x = bkb.ask()
+    ...     bkb.tell(x, float(np.sin(6 * x[0])))
+    >>> bkb.dictionary_size < bkb.n_observations  # a sketch of the data, not all of it
+    True
+    >>> bkb.X_observed[np.argmax(bkb.y_observed)]
+    array([0.26])
     """
 
     name = "BKB"
+
+    capabilities = PolicyTags(posterior=True)
 
     def __init__(
         self,
@@ -190,9 +216,8 @@ class BKB(Policy):
 
     # -- protocol -------------------------------------------------------------------------
     def _propose(self) -> FloatArray:
-        if isinstance(self.domain, Grid):  # exact, vectorised over the grid, random ties
-            return self.domain.points[self.domain.argmax(self.ucb(self.domain.points), self.rng)]
-        return self.domain.maximize(self.ucb, self.rng)
+        # Alg. 1, UCB step: exact and vectorised on a Grid (random ties), Sobol + L-BFGS-B on a Box
+        return maximize_on_domain(self.domain, self.ucb, self.rng)
 
     def _update(self, x: FloatArray, y: float) -> None:
         X = np.vstack([self.X_observed, x[None, :]])  # (t, d)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import FloatArray
 from kernelbandits.domains import Grid
-from kernelbandits.policies.base import Policy
+from kernelbandits.policies.base import Policy, PolicyTags
 
 
 class WithInitialDesign(Policy):
@@ -57,6 +57,9 @@ class WithInitialDesign(Policy):
 
     def _update(self, x: FloatArray, y: float) -> None:
         self.policy.tell(x, y)
+
+    def tags(self) -> PolicyTags:
+        return self.policy.tags()
 
     def __getattr__(self, item: str) -> object:
         # the wrapped policy's extras (recommend, mean_sd, ...) stay reachable

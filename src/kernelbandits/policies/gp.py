@@ -17,11 +17,11 @@ the posterior after every observation.
 from __future__ import annotations
 
 from abc import abstractmethod
+from functools import partial
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import norm
 
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
@@ -30,11 +30,18 @@ from kernelbandits._validation import (
     check_nonnegative,
     check_positive,
 )
-from kernelbandits.acquisition import BoxOptimizer, log_ei_score, log_pi_score, ucb_score
+from kernelbandits.acquisition import (
+    BoxOptimizer,
+    ExpectedImprovement,
+    PointwiseAcquisition,
+    ProbabilityOfImprovement,
+    UpperConfidenceBound,
+    maximize_on_domain,
+)
 from kernelbandits.domains import Box, Domain, Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
-from kernelbandits.policies.base import Policy
+from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta, as_schedule
 from kernelbandits.regression import CandidatePosterior, GPPosterior
 from kernelbandits.regression.likelihood import (
@@ -73,6 +80,8 @@ class GPPolicy(Policy):
         own :meth:`~kernelbandits.domains.Box.maximize` (Sobol + finite-difference L-BFGS-B,
         what the paper experiments use). Ignored on a Grid, where the maximum is exact.
     """
+
+    capabilities = PolicyTags(posterior=True)
 
     def __init__(
         self,
@@ -192,43 +201,37 @@ class GPPolicy(Policy):
 
 
 class ScoredGPPolicy(GPPolicy):
-    """A GP policy that maximises a score of ``(mu_{t-1}(x), sigma_{t-1}(x))``."""
+    """A GP policy that maximises a pointwise acquisition of ``(mu_{t-1}(x), sigma_{t-1}(x))``
+    (:meth:`acquisition`, one per round) with :func:`~kernelbandits.acquisition.maximize_on_domain`.
+    """
+
+    @abstractmethod
+    def acquisition(self) -> PointwiseAcquisition:
+        """This round's acquisition (its width or incumbent fixed from the data so far)."""
 
     def _propose(self) -> FloatArray:
-        if self._grid is not None and isinstance(self.domain, Grid):
-            scores = self._score(self._grid.mean, np.sqrt(self._grid.var))
-            return self.domain.points[self.domain.argmax(scores, self.rng)]
-        if self.optimizer is not None and isinstance(self.domain, Box):
-            gradient = self.posterior.kernel.has_input_gradient
-            return self.optimizer.maximize(
-                lambda X: self._acquisition(*self.mean_sd(X))[0],
-                self._acquisition_and_gradient if gradient else None,
-                self.domain.lower,
-                self.domain.upper,
-                self.rng,
-                anchors=self.anchors(),
-                exclude=self.pending,
-            )
-        return self.domain.maximize(lambda X: self._score(*self.mean_sd(X)), self.rng)
+        acq, grid = self.acquisition(), self._grid
+        gradient = self.posterior.kernel.has_input_gradient
+        return maximize_on_domain(
+            self.domain,
+            lambda X: acq(*self.mean_sd(X)),
+            self.rng,
+            grid_scores=None if grid is None else lambda: acq(grid.mean, np.sqrt(grid.var)),
+            optimizer=self.optimizer,
+            smooth_score=lambda X: acq.with_gradient(*self.mean_sd(X))[0],
+            score_and_gradient=partial(self._acquisition_and_gradient, acq) if gradient else None,
+            anchors=self.anchors,
+            exclude=self.pending,
+        )
 
-    @abstractmethod
-    def _score(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
-        """Acquisition values from posterior means and standard deviations, each ``(m,)``."""
-
-    @abstractmethod
-    def _acquisition(
-        self, mu: FloatArray, sd: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """What the :class:`~kernelbandits.acquisition.BoxOptimizer` maximises: a score with the
-        maximiser of :meth:`_score` (it may be a monotone transform, e.g. ``log EI``) and its
-        partial derivatives in ``mu`` and ``sd``, each ``(m,)``."""
-
-    def _acquisition_and_gradient(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """The acquisition at ``X (m, d)`` and its gradient ``(m, d)`` by the chain rule
-        (:mod:`kernelbandits.acquisition`)."""
+    def _acquisition_and_gradient(
+        self, acq: PointwiseAcquisition, X: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """``acq.with_gradient`` at ``X (m, d)`` and its gradient in ``x`` ``(m, d)`` by the
+        chain rule (:mod:`kernelbandits.acquisition`)."""
         mu, var, dmu, dvar = self.posterior.predict_with_gradient(X)
         sd = np.sqrt(var)
-        value, d_mu, d_sd = self._acquisition(mu, sd)
+        value, d_mu, d_sd = acq.with_gradient(mu, sd)
         dsd = dvar / (2.0 * np.maximum(sd, 1e-300))[:, None]
         return value, d_mu[:, None] * dmu + d_sd[:, None] * dsd
 
@@ -238,6 +241,20 @@ class GPUCB(ScoredGPPolicy):
 
     ``beta`` is a :class:`~kernelbandits.policies.beta.BetaSchedule` (IGP-UCB of Chowdhury &
     Gopalan 2017 by default, Srinivas et al. 2010, or constant) or a number (constant ``w_t``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelbandits import Grid
+    >>> from kernelbandits.kernels import RBF
+    >>> from kernelbandits.policies import GPUCB
+    >>> grid = Grid.linspace(0.0, 1.0, 101)
+    >>> policy = GPUCB(grid, RBF(0.1), noise_var=0.01, beta=2.0, seed=0)  # mu + 2 sd
+    >>> for _ in range(15):
+    ...     x = policy.ask()
+    ...     policy.tell(x, float(np.sin(6 * x[0])))
+    >>> policy.X_observed[np.argmax(policy.y_observed)]  # the maximiser is pi / 12 = 0.2618
+    array([0.27])
     """
 
     name = "GP-UCB"
@@ -252,20 +269,17 @@ class GPUCB(ScoredGPPolicy):
         **gp_options: Any,
     ) -> None:
         super().__init__(domain, kernel, noise_var, seed, **gp_options)
-        self.beta = IGPUCBBeta(R=float(np.sqrt(noise_var))) if beta is None else as_schedule(beta)
+        self.beta = (
+            IGPUCBBeta(noise_std=float(np.sqrt(noise_var))) if beta is None else as_schedule(beta)
+        )
 
     def width(self) -> float:
         """``w_t`` for the next decision (round ``t = n_observations + 1``)."""
         size = len(self.domain) if isinstance(self.domain, Grid) else None
         return self.beta.width(self.n_observations + 1, self.posterior.info_gain, size)
 
-    def _score(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
-        return mu + self.width() * sd
-
-    def _acquisition(
-        self, mu: FloatArray, sd: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        return ucb_score(mu, sd, self.width())
+    def acquisition(self) -> UpperConfidenceBound:
+        return UpperConfidenceBound(self.width())
 
 
 class _ImprovementPolicy(ScoredGPPolicy):
@@ -289,27 +303,14 @@ class _ImprovementPolicy(ScoredGPPolicy):
             return 0.0
         return float(np.max(self.posterior.mean_at_observations()))
 
-    def _improvement_z(self, mu: FloatArray, sd: FloatArray) -> tuple[FloatArray, FloatArray]:
-        gap = mu - self.incumbent() - self.xi
-        safe = np.where(sd > 0, sd, 1.0)
-        return gap, np.where(sd > 0, gap / safe, np.where(gap > 0, np.inf, -np.inf))
-
 
 class GPEI(_ImprovementPolicy):
     """Expected improvement (Jones et al. 1998): ``(mu - f+ - xi) Phi(z) + sigma phi(z)``."""
 
     name = "GP-EI"
 
-    def _score(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
-        gap, z = self._improvement_z(mu, sd)
-        with np.errstate(invalid="ignore"):
-            ei = gap * norm.cdf(z) + sd * norm.pdf(z)
-        return np.where(sd > 0, ei, np.maximum(gap, 0.0))
-
-    def _acquisition(
-        self, mu: FloatArray, sd: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        return log_ei_score(mu, sd, self.incumbent() + self.xi)  # log EI: EI's maximiser
+    def acquisition(self) -> ExpectedImprovement:
+        return ExpectedImprovement(self.incumbent(), self.xi)
 
 
 class GPPI(_ImprovementPolicy):
@@ -317,13 +318,8 @@ class GPPI(_ImprovementPolicy):
 
     name = "GP-PI"
 
-    def _score(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
-        return norm.cdf(self._improvement_z(mu, sd)[1])
-
-    def _acquisition(
-        self, mu: FloatArray, sd: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        return log_pi_score(mu, sd, self.incumbent() + self.xi)
+    def acquisition(self) -> ProbabilityOfImprovement:
+        return ProbabilityOfImprovement(self.incumbent(), self.xi)
 
 
 class GPTS(GPPolicy):

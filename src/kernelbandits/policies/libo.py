@@ -35,7 +35,7 @@ from kernelbandits._validation import FloatArray
 from kernelbandits.domains import Domain
 from kernelbandits.kernels.base import Kernel
 from kernelbandits.metalearning.kgl import FMetaKGL, KernelEstimate, MetaKGL
-from kernelbandits.policies.base import Policy
+from kernelbandits.policies.base import Policy, PolicyTags
 
 BasePolicyFactory = Callable[[Domain, Kernel, int], Policy]
 
@@ -170,6 +170,22 @@ class LIBO(LifelongPolicy):
     domain, steps_per_task, base_policy, seed : see :class:`LifelongPolicy`.
     meta_learner : a :class:`MetaKGL` (its base kernels give ``k_full``, the first kernel).
     meta_data : ``"exploration"`` (Alg. 2) or ``"all"`` (App. G.3: every observation).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelbandits import Grid
+    >>> from kernelbandits.kernels import CosineFeatures1D
+    >>> from kernelbandits.metalearning import BaseKernels, MetaKGL
+    >>> from kernelbandits.policies import LIBO
+    >>> grid = Grid.linspace(0.0, 1.0, 101)
+    >>> meta = MetaKGL(BaseKernels(CosineFeatures1D(10)), penalty=0.25, omega=0.25)
+    >>> policy = LIBO(grid, steps_per_task=10, meta_learner=meta, seed=0)
+    >>> for _ in range(30):  # three tasks of 10 rounds
+    ...     x = policy.ask()
+    ...     policy.tell(x, float(np.cos(2 * np.pi * x[0]) + 0.5 * np.cos(3 * np.pi * x[0])))
+    >>> policy.task, len(policy.estimates)  # the fourth task starts with a kernel learnt 3 times
+    (4, 3)
     """
 
     name = "LIBO"
@@ -267,6 +283,8 @@ class OfflineMetaLearned(LifelongPolicy):
     """
 
     name = "offline-meta-learned"
+
+    capabilities = PolicyTags(seed_sensitive=False)  # no forced exploration
 
     def __init__(
         self,

@@ -24,6 +24,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import ArrayLike
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
@@ -32,9 +33,10 @@ from kernelbandits._validation import (
     check_positive,
     check_probability,
 )
+from kernelbandits.acquisition import maximize_on_domain
 from kernelbandits.domains import Box, Domain, Grid
 from kernelbandits.kernels.features import FeatureMap
-from kernelbandits.policies.base import Policy
+from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.policies.beta import BetaSchedule, as_schedule
 
 
@@ -67,22 +69,39 @@ class LinUCB(Policy):
         explicit ``.features`` (``FeatureKernel``, ``Linear``).
     lam : ridge regulariser ``lam > 0`` (``V_0 = lam I``).
     noise_std : ``R``, the sub-Gaussian scale of the noise.
-    S : bound on ``||theta*||_2``.
+    norm_bound : ``S``, the bound on ``||theta*||_2`` (``S=`` is the deprecated spelling).
     delta : confidence level in (0, 1).
     beta : ``None`` for Theorem 2's radius; a number or :class:`BetaSchedule` overrides it
         (a schedule gets ``info_gain = 1/2 log(det V_{t-1} / det(lam I))``).
     seed : seed or generator for tie-breaks and Box maximisation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelbandits import Grid
+    >>> from kernelbandits.policies import LinUCB
+    >>> grid = Grid(np.random.default_rng(0).uniform(-1, 1, (200, 2)))
+    >>> policy = LinUCB(grid, lam=1.0, noise_std=0.1, seed=0)
+    >>> theta, noise = np.array([0.6, -0.8]), np.random.default_rng(1)
+    >>> for _ in range(50):
+    ...     x = policy.ask()
+    ...     policy.tell(x, float(x @ theta) + 0.1 * noise.standard_normal())
+    >>> np.round(policy.theta, 1)  # the ridge estimate of theta
+    array([ 0.6, -0.7])
     """
 
     name = "LinUCB"
 
+    capabilities = PolicyTags(seed_sensitive=False)  # no ties on a grid
+
+    @renamed_parameters(S="norm_bound")
     def __init__(
         self,
         domain: Domain,
         features: Features = None,
         lam: float = 1.0,
         noise_std: float = 0.1,
-        S: float = 1.0,
+        norm_bound: float = 1.0,
         delta: float = 0.1,
         beta: BetaSchedule | float | None = None,
         seed: SeedLike = None,
@@ -95,8 +114,8 @@ class LinUCB(Policy):
             )
         self.features = features
         self.lam = check_positive(lam, "lam")
-        self.R = check_nonnegative(noise_std, "noise_std")
-        self.S = check_nonnegative(S, "S")
+        self.noise_std = check_nonnegative(noise_std, "noise_std")
+        self.norm_bound = check_nonnegative(norm_bound, "norm_bound")
         self.delta = check_probability(delta, "delta")
         self.beta: BetaSchedule | None = None if beta is None else as_schedule(beta)
         p = self.phi(_probe(domain)).shape[1]
@@ -143,13 +162,19 @@ class LinUCB(Policy):
         # Abbasi-Yadkori et al. (2011), Thm 2: R sqrt(2 log(det(V)^1/2 det(lam I)^-1/2 / delta))
         # + sqrt(lam) S
         log_ratio = self.logdet_V - self.n_features * np.log(self.lam)
-        radius = self.R * np.sqrt(max(log_ratio, 0.0) + 2.0 * np.log(1.0 / self.delta))
-        return float(radius + np.sqrt(self.lam) * self.S)
+        radius = self.noise_std * np.sqrt(max(log_ratio, 0.0) + 2.0 * np.log(1.0 / self.delta))
+        return float(radius + np.sqrt(self.lam) * self.norm_bound)
+
+    def mean_and_norm(self, Phi: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``theta^T phi`` and ``||phi||_{V^{-1}}`` for the rows of ``Phi (m, p)`` (features,
+        :meth:`phi`), each ``(m,)``: the estimate and the width of the confidence ellipsoid."""
+        norms2 = np.einsum("ij,ij->i", Phi @ self.V_inv, Phi)
+        return Phi @ self.theta, np.sqrt(np.maximum(norms2, 0.0))
 
     def _ucb_from_phi(self, Phi: FloatArray) -> FloatArray:
         """``theta^T phi + beta ||phi||_{V^{-1}}`` for the rows of ``Phi (m, p)``, shape ``(m,)``."""
-        norms2 = np.einsum("ij,ij->i", Phi @ self.V_inv, Phi)
-        return Phi @ self.theta + self.width() * np.sqrt(np.maximum(norms2, 0.0))
+        mean, norm = self.mean_and_norm(Phi)
+        return mean + self.width() * norm
 
     def ucb(self, X: ArrayLike) -> FloatArray:
         """Upper confidence bound at ``X (m, d)``, shape ``(m,)``."""
@@ -157,16 +182,20 @@ class LinUCB(Policy):
 
     # -- protocol -------------------------------------------------------------------------
     def _propose(self) -> FloatArray:
-        if isinstance(self.domain, Grid) and self._grid_phi is not None:
-            scores = self._ucb_from_phi(self._grid_phi)
-            return self.domain.points[self.domain.argmax(scores, self.rng)]
-        return self.domain.maximize(self.ucb, self.rng)
+        grid_phi = self._grid_phi
+        return maximize_on_domain(
+            self.domain,
+            self.ucb,
+            self.rng,
+            grid_scores=None if grid_phi is None else lambda: self._ucb_from_phi(grid_phi),
+        )
 
     def _update(self, x: FloatArray, y: float) -> None:
-        self._update_features(self.phi(x[None, :])[0], y)  # phi raises before any state changes
+        self.add_features(self.phi(x[None, :])[0], y)  # phi raises before any state changes
 
-    def _update_features(self, f: FloatArray, y: float) -> None:
-        """Absorb one observation given by its features ``f (p,)`` and value ``y``."""
+    def add_features(self, f: FloatArray, y: float) -> None:
+        """Absorb one observation given by its features ``f (p,)`` and value ``y`` (no point
+        is recorded: the weighted updates of Q-LinUCB use it with ``phi / eps``, ``y / eps``)."""
         Vf = self.V_inv @ f
         q = float(f @ Vf)  # ||phi||^2_{V^{-1}}
         # Sherman-Morrison: (V + f f^T)^{-1} = V^{-1} - V^{-1} f f^T V^{-1} / (1 + f^T V^{-1} f)
@@ -197,6 +226,8 @@ class FeatureGPUCB(LinUCB):
 
     name = "GP-UCB"
 
+    capabilities = PolicyTags(posterior=True, seed_sensitive=False)
+
     def __init__(
         self,
         domain: Domain,
@@ -214,7 +245,7 @@ class FeatureGPUCB(LinUCB):
         )
 
     def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """GP posterior mean and standard deviation at ``X (m, d)``, each ``(m,)``."""
-        Phi = self.phi(X)
-        norms2 = np.maximum(np.einsum("ij,ij->i", Phi @ self.V_inv, Phi), 0.0)
-        return Phi @ self.theta, np.sqrt(self.lam * norms2)
+        """GP posterior mean and standard deviation ``sqrt(lam) ||phi||_{V^{-1}}`` at
+        ``X (m, d)``, each ``(m,)``."""
+        mean, norm = self.mean_and_norm(self.phi(X))
+        return mean, float(np.sqrt(self.lam)) * norm

@@ -9,10 +9,11 @@
   averaged over the fixed weight sample (expected scalarisation) instead of one random draw per
   round; ``random_scalarization=True`` is Paria et al.'s original rule.
 
-Shared parameters (the paper's Sec. 5 values as defaults): ``eta = 0.1`` regulariser (noise
-variance of the model), ``delta = 0.1``, ``noise_std`` the sub-Gaussian constant ``sigma`` of the
-noise (0.1 in the RKHS experiment), ``b`` the bound on the RKHS norm of ``f`` (``max_x ||f(x)||_2``
-in the paper when ``f`` is not an RKHS draw).
+Shared parameters (the paper's Sec. 5 values as defaults): ``lam = 0.1``, the regulariser the
+paper calls ``eta`` (noise variance of the model), ``delta = 0.1``, ``noise_std`` the sub-Gaussian
+constant ``sigma`` of the noise (0.1 in the RKHS experiment), ``norm_bound`` the paper's ``b``,
+the bound on the RKHS norm of ``f`` (``max_x ||f(x)||_2`` in the paper when ``f`` is not an RKHS
+draw). ``eta=`` and ``b=`` are the deprecated spellings (glossary).
 
 Radius. The paper's experiments use the theorems' radii "exactly" (App. F) and so does every
 policy here by default. ``beta=`` replaces it by a constant or a schedule ``t -> beta_t``
@@ -22,9 +23,12 @@ paper does not use, for ablations (``mt-sensor-*-common-radius``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
@@ -61,20 +65,16 @@ class _ExactModelUCB(ScalarizedUCB):
         domain: Domain,
         kernel: SeparableSum,
         scalarization: Scalarization,
-        eta: float,
+        *,
+        lam: float,
         method: VectorMethod,
-        n_weights: int,
-        random_scalarization: bool,
-        lipschitz: float,
-        seed: SeedLike,
+        **ucb_options: Any,
     ) -> None:
         kernel = check_multitask_kernel(kernel, domain.dim)
-        super().__init__(
-            domain, kernel.n_tasks, scalarization, n_weights, random_scalarization, lipschitz, seed
-        )
+        super().__init__(domain, kernel.n_tasks, scalarization, **ucb_options)
         self.kernel = kernel
-        self.eta = check_positive(eta, "eta")
-        self.posterior = vector_posterior(kernel, self.eta, domain.dim, method)
+        self.lam = check_positive(lam, "lam")
+        self.posterior = vector_posterior(kernel, self.lam, domain.dim, method)
         self._tracked: VectorCandidates | None = (
             self.posterior.track(domain.points) if isinstance(domain, Grid) else None
         )
@@ -95,13 +95,15 @@ class MTKB(_ExactModelUCB):
         beta_t = b + sigma / sqrt(eta) * sqrt(2 log(1/delta)
                  + sum_{s<=t} log det(I_n + Gamma_{s-1}(x_s, x_s) / eta))
 
+    (``b = norm_bound``, ``sigma = noise_std``, ``eta = lam``)
+
     Parameters
     ----------
     domain : Grid or Box.
     kernel : the multi-task kernel ``Gamma`` (ICM, independent tasks or a sum of separable).
     scalarization : ``s_lambda``; the weight prior is the scalarisation's (Paria et al.).
-    eta : regulariser ``eta > 0`` (default 0.1, Sec. 5).
-    b : bound on ``||f||_Gamma`` (default 1).
+    lam : regulariser ``lam > 0``, the paper's ``eta`` (default 0.1, Sec. 5).
+    norm_bound : ``b``, the bound on ``||f||_Gamma`` (default 1).
     noise_std : ``sigma``, sub-Gaussian constant of the noise (default 0.1).
     delta : confidence level in (0, 1) (default 0.1).
     beta : a constant radius, or a schedule ``t -> beta_t`` of the round ``t`` being decided,
@@ -111,17 +113,36 @@ class MTKB(_ExactModelUCB):
         bounded memory for large grids and many tasks, slower rounds; see
         :class:`~kernelbandits.regression.multitask.EigenPosterior`).
     n_weights, random_scalarization, lipschitz, seed : see :class:`ScalarizedUCB`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelbandits import Grid
+    >>> from kernelbandits.kernels import ICM, RBF
+    >>> from kernelbandits.policies import MTKB
+    >>> from kernelbandits.scalarization import LinearScalarization
+    >>> grid = Grid.linspace(0.0, 1.0, 101)
+    >>> kernel = ICM.evgeniou(RBF(0.1), 2, omega=0.5)  # two correlated tasks
+    >>> policy = MTKB(grid, kernel, LinearScalarization(), lam=0.01, seed=0)
+    >>> for _ in range(20):
+    ...     x = policy.ask()
+    ...     policy.tell(x, [np.sin(6 * x[0]), np.sin(6 * x[0] + 0.3)])  # y has one value per task
+    >>> policy.y_observed.shape
+    (20, 2)
+    >>> policy.X_observed[np.argmax(policy.y_observed.sum(axis=1))]  # the sum peaks at 0.237
+    array([0.23])
     """
 
     name = "MT-KB"
 
+    @renamed_parameters(eta="lam", b="norm_bound")
     def __init__(
         self,
         domain: Domain,
         kernel: SeparableSum,
         scalarization: Scalarization,
-        eta: float = 0.1,
-        b: float = 1.0,
+        lam: float = 0.1,
+        norm_bound: float = 1.0,
         noise_std: float = 0.1,
         delta: float = 0.1,
         beta: RadiusLike = None,
@@ -132,17 +153,10 @@ class MTKB(_ExactModelUCB):
         seed: SeedLike = None,
     ) -> None:
         super().__init__(
-            domain,
-            kernel,
-            scalarization,
-            eta,
-            method,
-            n_weights,
-            random_scalarization,
-            lipschitz,
-            seed,
-        )
-        self.b = check_nonnegative(b, "b")
+            domain, kernel, scalarization, lam=lam, method=method, n_weights=n_weights,
+            random_scalarization=random_scalarization, lipschitz=lipschitz, seed=seed,
+        )  # fmt: skip
+        self.norm_bound = check_nonnegative(norm_bound, "norm_bound")
         self.noise_std = check_nonnegative(noise_std, "noise_std")
         self.delta = check_probability(delta, "delta")
         self.beta = check_radius(beta)
@@ -151,9 +165,9 @@ class MTKB(_ExactModelUCB):
         given = self._given_radius(self.beta)
         if given is not None:
             return given
-        # Thm 2: log_det_sum = sum_{s<=t} log det(I_n + Gamma_{s-1}(x_s, x_s) / eta)
+        # Thm 2: log_det_sum = sum_{s<=t} log det(I_n + Gamma_{s-1}(x_s, x_s) / lam)
         inner = 2.0 * np.log(1.0 / self.delta) + self.posterior.log_det_sum
-        return float(self.b + self.noise_std / np.sqrt(self.eta) * np.sqrt(inner))
+        return float(self.norm_bound + self.noise_std / np.sqrt(self.lam) * np.sqrt(inner))
 
 
 class ITKB(_ExactModelUCB):
@@ -161,29 +175,30 @@ class ITKB(_ExactModelUCB):
 
     Each task has its own GP with the scalar kernel ``k`` (``Gamma = diag(k, ..., k)``) and the
     IGP-UCB radius (Chowdhury & Gopalan 2017, Thm 2) inflated by ``sqrt(n)``:
-    ``beta_t = sqrt(n) (b + sigma / sqrt(eta) sqrt(2 (gamma_t + 1 + ln(1/delta))))`` with
+    ``beta_t = sqrt(n) (b + sigma / sqrt(lam) sqrt(2 (gamma_t + 1 + ln(1/delta))))`` with
     ``gamma_t`` the largest per-task information gain
-    ``1/2 sum_s log(1 + sigma^2_{s-1,i}(x_s) / eta)``.
+    ``1/2 sum_s log(1 + sigma^2_{s-1,i}(x_s) / lam)``.
 
-    Decision: IGP-UCB regularises with ``lam = 1 + eta`` (so ``lam ~ 1``); every algorithm of the
-    comparison uses the same ``eta`` (App. F: "for a particular hyperparameter, we always use the
-    same value"), so the posterior here uses ``eta`` and the noise term is rescaled to it:
-    for regulariser ``lam`` the bound reads ``B + R / sqrt(lam) sqrt(...)`` (posterior with noise
-    ``lam`` = kernel ``k / lam`` with unit noise), which is also what the MT paper's Thm 2 gives
-    at ``n = 1`` (``sigma / sqrt(eta)``). Other parameters as :class:`MTKB` (``beta``
+    Decision: IGP-UCB regularises with ``1 + eta`` (so about 1); every algorithm of the
+    comparison uses the same ``lam = eta`` (App. F: "for a particular hyperparameter, we always
+    use the same value"), so the posterior here uses ``lam`` and the noise term is rescaled to
+    it: for regulariser ``lam`` the bound reads ``B + R / sqrt(lam) sqrt(...)`` (posterior with
+    noise ``lam`` = kernel ``k / lam`` with unit noise), which is also what the MT paper's Thm 2
+    gives at ``n = 1`` (``sigma / sqrt(lam)``). Other parameters as :class:`MTKB` (``beta``
     replaces the whole inflated radius).
     """
 
     name = "IT-KB"
 
+    @renamed_parameters(eta="lam", b="norm_bound")
     def __init__(
         self,
         domain: Domain,
         kernel: Kernel,
         n_tasks: int,
         scalarization: Scalarization,
-        eta: float = 0.1,
-        b: float = 1.0,
+        lam: float = 0.1,
+        norm_bound: float = 1.0,
         noise_std: float = 0.1,
         delta: float = 0.1,
         beta: RadiusLike = None,
@@ -194,18 +209,11 @@ class ITKB(_ExactModelUCB):
     ) -> None:
         mt_kernel = IndependentTasks(check_kernel(kernel, domain.dim), n_tasks)
         super().__init__(
-            domain,
-            mt_kernel,
-            scalarization,
-            eta,
-            "decoupled",
-            n_weights,
-            random_scalarization,
-            lipschitz,
-            seed,
-        )
-        # the noise term of IGP-UCB at regulariser eta: R / sqrt(eta) (see the class notes)
-        self.radius = IGPUCBBeta(B=b, R=noise_std / np.sqrt(self.eta), delta=delta)
+            domain, mt_kernel, scalarization, lam=lam, method="decoupled", n_weights=n_weights,
+            random_scalarization=random_scalarization, lipschitz=lipschitz, seed=seed,
+        )  # fmt: skip
+        # the noise term of IGP-UCB at regulariser lam: R / sqrt(lam) (see the class notes)
+        self.radius = IGPUCBBeta(norm_bound, noise_std / np.sqrt(self.lam), delta)
         self.beta = check_radius(beta)
 
     def width(self) -> float:
@@ -232,20 +240,21 @@ class MOBO(_ExactModelUCB):
 
     Parameters
     ----------
-    domain, kernel, n_tasks, scalarization, eta, n_weights, random_scalarization, seed : as
+    domain, kernel, n_tasks, scalarization, lam, n_weights, random_scalarization, seed : as
         :class:`ITKB` (``kernel`` is the scalar kernel of every objective).
     beta : a constant or another schedule ``t -> beta_t`` instead of the one above.
     """
 
     name = "MOBO"
 
+    @renamed_parameters(eta="lam")
     def __init__(
         self,
         domain: Domain,
         kernel: Kernel,
         n_tasks: int,
         scalarization: Scalarization,
-        eta: float = 0.1,
+        lam: float = 0.1,
         beta: RadiusLike = None,
         n_weights: int = DEFAULT_N_WEIGHTS,
         random_scalarization: bool = False,
@@ -253,16 +262,9 @@ class MOBO(_ExactModelUCB):
     ) -> None:
         mt_kernel = IndependentTasks(check_kernel(kernel, domain.dim), n_tasks)
         super().__init__(
-            domain,
-            mt_kernel,
-            scalarization,
-            eta,
-            "decoupled",
-            n_weights,
-            random_scalarization,
-            1.0,
-            seed,
-        )
+            domain, mt_kernel, scalarization, lam=lam, method="decoupled", n_weights=n_weights,
+            random_scalarization=random_scalarization, seed=seed,
+        )  # fmt: skip
         self.beta = check_radius(beta)
         self._paria = paria_radius(domain.dim)
 

@@ -70,12 +70,13 @@ from typing import Literal
 
 import numpy as np
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import FloatArray, check_nonnegative, check_positive
 from kernelbandits.domains import Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
-from kernelbandits.policies.base import Policy
+from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.policies.linucb import Features, LinUCB
 from kernelbandits.quantum.base import MeanEstimator, RewardDistribution
 from kernelbandits.regression import GPPosterior
@@ -124,6 +125,8 @@ class StagedQuantumPolicy(Policy):
         Lemma 1's ``N_eps``).
     min_eps : floor on ``eps_s`` (a posterior standard deviation can underflow to 0).
     """
+
+    capabilities = PolicyTags(domains=("grid",), any_point=False)
 
     def __init__(
         self,
@@ -238,16 +241,35 @@ class QGPUCB(StagedQuantumPolicy):
         features reproduces App. J (``M = 100`` synthetic, ``200`` AutoML).
     lam : the regulariser ``lam`` (default ``1 + 2/T`` of Thm 3 with a budget, else 1).
     beta : ``"practical"`` (``1 + log s``, App. J; default), ``"theory"`` (Thm 3) or a constant.
-    B : RKHS-norm bound in the theory radius; ``delta`` its confidence.
+    norm_bound : ``B``, the RKHS-norm bound in the theory radius (``B=`` is the deprecated
+        spelling); ``delta`` its confidence.
     weighting : ``"paper"`` (default): eq. (3), weight ``1/eps^2``; ``"authors"``: the authors'
         code, whose mean weights ``y`` by ``1/eps^3`` (eq. (3) with ``y / eps`` in place of ``y``).
     initial_stage : ``True`` starts, as the authors' code does, with one stage on a uniformly
         random arm at ``eps = 1``, added with weight 1; ``False`` (default, Alg. 1) starts with
         the UCB rule on the prior.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelbandits import Grid
+    >>> from kernelbandits.kernels import RBF
+    >>> from kernelbandits.policies import QGPUCB
+    >>> from kernelbandits.quantum.base import BernoulliReward
+    >>> grid = Grid.linspace(0.0, 1.0, 101)
+    >>> def oracle(x):  # the arm x pays 1 with probability f(x)
+    ...     return BernoulliReward(0.5 + 0.4 * np.sin(6 * x[0]))
+    >>> policy = QGPUCB(grid, RBF(0.1), oracle, budget=3000, seed=0)
+    >>> while not policy.terminated:  # each stage plays one arm for the queries QMC needs
+    ...     x = policy.ask()
+    ...     policy.tell(x, 0.0)  # the classical sample is not used: the stage's QMC estimate is
+    >>> policy.queries_charged, policy.stages[-1].x
+    (3000, array([0.27]))
     """
 
     name = "Q-GP-UCB"
 
+    @renamed_parameters(B="norm_bound")
     def __init__(
         self,
         domain: Grid,
@@ -257,7 +279,7 @@ class QGPUCB(StagedQuantumPolicy):
         budget: int | None = None,
         lam: float | None = None,
         beta: BetaRule = "practical",
-        B: float = 1.0,
+        norm_bound: float = 1.0,
         delta: float = 0.1,
         stage_delta: float = 0.05,
         queries: QueryRule = "estimator",
@@ -281,7 +303,7 @@ class QGPUCB(StagedQuantumPolicy):
         if isinstance(beta, int | float):
             check_nonnegative(beta, "beta")
         self.beta = beta
-        self.B = check_nonnegative(B, "B")
+        self.norm_bound = check_nonnegative(norm_bound, "norm_bound")
         self.delta = _check_open_probability(delta, "delta")
         self.posterior = GPPosterior(kernel, self.lam, input_dim=domain.dim)
         self._grid = self.posterior.track(domain.points)
@@ -299,7 +321,7 @@ class QGPUCB(StagedQuantumPolicy):
             return 1.0 + float(np.log(s))
         if self.beta == "theory":  # Thm 3
             gamma = self.weighted_info_gain
-            return self.B + float(np.sqrt(2.0 * (gamma + 1.0 + np.log(2.0 / self.delta))))
+            return self.norm_bound + float(np.sqrt(2.0 * (gamma + 1.0 + np.log(2.0 / self.delta))))
         return float(self.beta)
 
     def mean_sd(self) -> tuple[FloatArray, FloatArray]:
@@ -334,17 +356,21 @@ class QLinUCB(StagedQuantumPolicy):
         :class:`StagedQuantumPolicy`.
     features : ``None`` (``phi(x) = x``, the paper's linear model ``f(x) = x^T theta*``), a
         :class:`~kernelbandits.kernels.FeatureMap` or a kernel with explicit features.
-    lam : ridge regulariser; ``S >= ||theta*||``, ``L >= ||phi(x)||`` (default: the largest
-        feature norm on the grid).
-    radius : ``"thm6"`` (default) ``sqrt(2 d log((1 + L^2/lam sum_k 1/eps_k^2) / delta))
-        + sqrt(lam) S`` — we read Thm 6's garbled ``log(1 + ...) 1/delta`` as
+    lam : ridge regulariser; ``norm_bound``: ``S >= ||theta*||``; ``L >= ||phi(x)||`` (default:
+        the largest feature norm on the grid).
+    beta : the multiplier ``beta_s`` of ``||phi(x)||_{V^{-1}}``: ``"thm6"`` (default)
+        ``sqrt(2 d log((1 + L^2/lam sum_k 1/eps_k^2) / delta)) + sqrt(lam) S`` — we read Thm 6's garbled ``log(1 + ...) 1/delta`` as
         ``log((1 + ...)/delta)``, the self-normalised bound it is derived from; ``"wan"``
         ``sqrt(d s) + sqrt(lam) S``, the ``O(sqrt(d s))`` size Dai et al. attribute to Wan et
-        al.'s Lemma 3; ``"practical"`` ``1 + log s``; or a constant.
+        al.'s Lemma 3; ``"practical"`` ``1 + log s``; or a constant. (``S=`` and ``radius=`` are
+        the deprecated spellings of ``norm_bound=`` and ``beta=``.)
     """
 
     name = "Q-LinUCB"
 
+    capabilities = PolicyTags(domains=("grid",), any_point=False, seed_sensitive=False)
+
+    @renamed_parameters(S="norm_bound", radius="beta")
     def __init__(
         self,
         domain: Grid,
@@ -353,24 +379,25 @@ class QLinUCB(StagedQuantumPolicy):
         estimator: MeanEstimator | None = None,
         budget: int | None = None,
         lam: float = 1.0,
-        S: float = 1.0,
+        norm_bound: float = 1.0,
         L: float | None = None,
         delta: float = 0.1,
-        radius: Literal["thm6", "wan", "practical"] | float = "thm6",
+        beta: Literal["thm6", "wan", "practical"] | float = "thm6",
         stage_delta: float = 0.05,
         queries: QueryRule = "estimator",
         seed: SeedLike = None,
     ) -> None:
         super().__init__(domain, oracle, estimator, budget, stage_delta, queries, seed=seed)
         # the feature bookkeeping (phi, V^{-1} by Sherman-Morrison, log det V) is LinUCB's
-        self._lin = LinUCB(domain, features, lam=lam, S=S, delta=delta, beta=1.0, seed=0)
-        self.lam, self.S = self._lin.lam, self._lin.S
+        lin = LinUCB(
+            domain, features, lam=lam, norm_bound=norm_bound, delta=delta, beta=1.0, seed=0
+        )
+        self._lin = lin
+        self.lam, self.norm_bound = lin.lam, lin.norm_bound
         self.delta = _check_open_probability(delta, "delta")
-        if not (radius in ("thm6", "wan", "practical") or isinstance(radius, int | float)):
-            raise ValueError(
-                f"radius must be 'thm6', 'wan', 'practical' or a number; got {radius!r}"
-            )
-        self.radius = radius
+        if not (beta in ("thm6", "wan", "practical") or isinstance(beta, int | float)):
+            raise ValueError(f"beta must be 'thm6', 'wan', 'practical' or a number; got {beta!r}")
+        self.beta = beta
         self._phi = self._lin.phi(domain.points)  # (m, p)
         norms = np.linalg.norm(self._phi, axis=1)
         self.L = float(norms.max()) if L is None else check_positive(L, "L")
@@ -385,21 +412,20 @@ class QLinUCB(StagedQuantumPolicy):
         """``beta_s`` for the next stage."""
         s = len([st for st in self.stages if st.estimate is not None]) + 1
         d = self._lin.n_features
-        root_lam_S = float(np.sqrt(self.lam)) * self.S
-        if self.radius == "thm6":
+        root_lam_S = float(np.sqrt(self.lam)) * self.norm_bound
+        if self.beta == "thm6":
             inner = (1.0 + self.L**2 / self.lam * self._weight_sum) / self.delta
             return float(np.sqrt(2.0 * d * np.log(inner))) + root_lam_S
-        if self.radius == "wan":
+        if self.beta == "wan":
             return float(np.sqrt(d * s)) + root_lam_S
-        if self.radius == "practical":
+        if self.beta == "practical":
             return 1.0 + float(np.log(s))
-        return float(self.radius)
+        return float(self.beta)
 
     def _select(self) -> tuple[FloatArray, float, float]:
-        Phi = self._phi
-        norms = np.sqrt(np.maximum(np.einsum("ij,ij->i", Phi @ self._lin.V_inv, Phi), 0.0))
+        mean, norms = self._lin.mean_and_norm(self._phi)
         width = self.width()
-        j = self.grid.argmax(Phi @ self.theta + width * norms, self.rng)
+        j = self.grid.argmax(mean + width * norms, self.rng)
         return self.grid.points[j], float(norms[j]), width
 
     def _target(self, uncertainty: float) -> float:
@@ -408,5 +434,5 @@ class QLinUCB(StagedQuantumPolicy):
     def _observe(self, x: FloatArray, y: float, eps: float) -> None:
         # weight 1/eps^2: the unweighted update on (phi / eps, y / eps)
         w = 1.0 / eps
-        self._lin._update_features(self._lin.phi(x[None, :])[0] * w, y * w)
+        self._lin.add_features(self._lin.phi(x[None, :])[0] * w, y * w)
         self._weight_sum += w * w

@@ -14,6 +14,7 @@ Lin, Zhao, Kolar & Liu, *Provable Accelerated Bayesian Optimization with Knowled
   ``mu_g(x) + mu_delta(x) + sqrt(beta_t) sqrt(sigma_g^2(x) + sigma_delta^2(x))``, with Thm 1's
   ``beta_t = 2 log(|D| t^2 pi^2 / (6 rho))`` or a constant; :meth:`DeltaBO.recommend` is the
   output rule of Sec. 4 (a uniform draw of the queried points; or the last one).
+
 * :class:`JointGPUCB`: the exact posterior of ``f = g + delta`` given both data sets. The source
   residuals' errors are correlated across points (they share ``g``'s posterior error), which
   DeltaBO ignores by treating them as independent noise; the joint model keeps the correlation.
@@ -21,6 +22,14 @@ Lin, Zhao, Kolar & Liu, *Provable Accelerated Bayesian Optimization with Knowled
   kernel ``k((x, a), (x', b)) = k_g(x, x') + a b k_delta(x, x')`` (:class:`TransferKernel`),
   source rows with noise ``sigma_0^2`` and target rows with ``sigma^2``; the prediction of ``f``
   is at tag 1. With no source data it is GP-UCB with ``k_g + k_delta``.
+
+The exploration parameter ``beta`` is, as everywhere in the package (glossary), the multiplier
+``w_t`` of the standard deviation: the paper's ``sqrt(beta_t)``. ``beta=None`` is Thm 1's
+schedule, ``w_t = sqrt(2 log(|D| t^2 pi^2 / (6 rho)))``, which is
+:class:`~kernelbandits.policies.beta.SrinivasBeta` with ``delta = rho``; so GP-UCB and a DeltaBO
+without source data given the same ``beta`` make the same decisions. Earlier ``beta`` here was
+the paper's ``beta_t`` under the square root: code written for that reading passes
+``beta=sqrt(old)`` now, or ``beta_t=old`` for one more release (with a ``DeprecationWarning``).
 
 Both take a constant ``prior_mean`` ``m`` for ``g`` (default 0, Assumption 1 as printed):
 ``g ~ GP(m, k_g)``, so eq. (5) becomes ``mu_g(x) = m + k_g,N(x)^T (K_g,N + sigma_0^2 I)^{-1}
@@ -39,12 +48,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import FloatArray, as_points, check_nonnegative, check_positive
+from kernelbandits.acquisition import UpperConfidenceBound, maximize_on_domain
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel, check_theta
-from kernelbandits.policies.base import Policy
+from kernelbandits.policies.base import Policy, PolicyTags
+from kernelbandits.policies.beta import BetaSchedule, ConstantBeta, SrinivasBeta
 from kernelbandits.problems.transfer import SourceData
 from kernelbandits.regression import CandidatePosterior, GPPosterior
 
@@ -82,35 +94,85 @@ def thm1_beta(t: int, domain_size: int, rho: float) -> float:
     return float(2.0 * np.log(domain_size * t**2 * np.pi**2 / (6.0 * rho)))
 
 
-class _TransferUCB(Policy):
-    """Shared parts: the source data, the UCB multiplier ``sqrt(beta_t)``, the output rule."""
+def transfer_width(beta: BetaSchedule | float | None, rho: float, domain: Domain) -> BetaSchedule:
+    """The schedule of the multiplier ``w_t`` of ``sigma`` from a transfer policy's arguments:
+    ``beta`` (a schedule or a constant ``w``), else Thm 1's schedule ``SrinivasBeta(rho)``
+    (finite domains only)."""
+    if isinstance(beta, BetaSchedule):
+        return beta
+    if beta is not None:
+        return ConstantBeta(check_nonnegative(beta, "beta"))
+    if not isinstance(domain, Grid):
+        raise ValueError("Thm 1's beta_t needs a finite domain: pass a constant beta")
+    return SrinivasBeta(check_positive(rho, "rho"))
 
+
+def _beta_from_beta_t(beta_t: float) -> float:
+    """The deprecated ``beta_t`` (the paper's, under the square root) as ``beta = sqrt(beta_t)``."""
+    return float(np.sqrt(check_nonnegative(beta_t, "beta_t")))
+
+
+#: DeltaBO's and the joint model's former ``beta_t=``: now ``beta = sqrt(beta_t)``
+_RETIRED_BETA_T = ("beta", _beta_from_beta_t, "beta=sqrt(beta_t), the multiplier of sigma")
+
+
+class _TransferUCB(Policy):
+    """Shared parts: the arguments (documented in :class:`DeltaBO`), the source data, the UCB
+    width ``w_t``, the decision, the output rule.
+
+    Subclasses build their model in :meth:`_build_model` and provide :meth:`mean_sd` and
+    :meth:`_grid_mean_sd` (the same on every grid point, from their caches)."""
+
+    capabilities = PolicyTags(posterior=True, seed_sensitive=False)  # no ties on a grid
+
+    @renamed_parameters(beta_t=_RETIRED_BETA_T)
     def __init__(
         self,
         domain: Domain,
         source: Source | Trace,
+        source_kernel: Kernel,
+        delta_kernel: Kernel,
         noise_var: float,
-        beta: float | None,
-        rho: float,
-        source_noise_var: float | None,
-        seed: SeedLike,
+        beta: BetaSchedule | float | None = None,
+        rho: float = 0.1,
+        source_noise_var: float | None = None,
+        seed: SeedLike = None,
+        prior_mean: float = 0.0,
     ) -> None:
         super().__init__(domain, seed)
         self.source = as_source(source, domain.dim, source_noise_var)
         self.noise_var = check_positive(noise_var, "noise_var")
-        if beta is not None:
-            check_nonnegative(beta, "beta")
-        self.beta = beta
         self.rho = check_positive(rho, "rho")
-        if beta is None and not isinstance(domain, Grid):
-            raise ValueError("Thm 1's beta_t needs a finite domain: pass a constant beta")
+        self.beta = transfer_width(beta, self.rho, domain)
+        self.source_kernel = check_kernel(source_kernel, domain.dim)
+        self.delta_kernel = check_kernel(delta_kernel, domain.dim)
+        self._build_model(float(prior_mean))
 
-    def beta_t(self) -> float:
-        """``beta_t`` for the next round ``t = n_observations + 1`` (Thm 1 or the constant)."""
-        if self.beta is not None:
-            return float(self.beta)
-        assert isinstance(self.domain, Grid)
-        return thm1_beta(self.n_observations + 1, len(self.domain), self.rho)
+    def _build_model(self, prior_mean: float) -> None:
+        """The posterior(s) given the source data, and the grid caches."""
+        raise NotImplementedError
+
+    def width(self) -> float:
+        """``w_t = sqrt(beta_t)`` for the next round ``t = n_observations + 1``."""
+        size = len(self.domain) if isinstance(self.domain, Grid) else None
+        return self.beta.width(self.n_observations + 1, 0.0, size)
+
+    def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """The model's mean and standard deviation of ``f`` at ``X (m, d)``, each ``(m,)``."""
+        raise NotImplementedError
+
+    def _grid_mean_sd(self) -> tuple[FloatArray, FloatArray]:
+        """:meth:`mean_sd` on every grid point, from the incremental caches."""
+        raise NotImplementedError
+
+    def _propose(self) -> FloatArray:
+        acq = UpperConfidenceBound(self.width())  # eq. (7)
+        return maximize_on_domain(
+            self.domain,
+            lambda X: acq(*self.mean_sd(X)),
+            self.rng,
+            grid_scores=lambda: acq(*self._grid_mean_sd()),
+        )
 
     def recommend(self, rule: str = "uniform") -> FloatArray:
         """The output of Sec. 4: a uniformly drawn queried point (``"uniform"``, what Thm 1's
@@ -135,36 +197,40 @@ class DeltaBO(_TransferUCB):
         ``source_noise_var``).
     source_kernel : ``k_g``; ``delta_kernel`` : ``k_delta``.
     noise_var : the target noise ``sigma^2``.
-    beta : constant ``beta_t`` (the multiplier is ``sqrt(beta)``); ``None`` for Thm 1's.
+    beta : the multiplier ``w_t = sqrt(beta_t)`` of the standard deviation in eq. (7): a
+        number, a :class:`~kernelbandits.policies.beta.BetaSchedule`, or ``None`` for Thm 1's
+        schedule (finite domains).
     rho : Thm 1's confidence parameter.
     prior_mean : the constant prior mean ``m`` of ``g`` (module notes; default 0).
+    ``beta_t=`` (a constant under the square root) is the deprecated spelling of
+    ``beta = sqrt(beta_t)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelbandits import Grid
+    >>> from kernelbandits.kernels import RBF
+    >>> from kernelbandits.policies import DeltaBO
+    >>> from kernelbandits.problems.transfer import SourceData
+    >>> grid = Grid.linspace(0.0, 1.0, 101)
+    >>> X_src = grid.points[::10]  # 11 observations of the source g(x) = sin(6 x)
+    >>> source = SourceData(X_src, np.sin(6 * X_src[:, 0]), noise_var=1e-4)
+    >>> policy = DeltaBO(grid, source, RBF(0.1), RBF(0.3, variance=0.05), 1e-4, beta=2.0, seed=0)
+    >>> policy.ask()  # before any target data: near the source's maximiser pi / 12
+    array([0.26])
     """
 
     name = "DeltaBO"
 
-    def __init__(
-        self,
-        domain: Domain,
-        source: Source | Trace,
-        source_kernel: Kernel,
-        delta_kernel: Kernel,
-        noise_var: float,
-        beta: float | None = None,
-        rho: float = 0.1,
-        source_noise_var: float | None = None,
-        seed: SeedLike = None,
-        prior_mean: float = 0.0,
-    ) -> None:
-        super().__init__(domain, source, noise_var, beta, rho, source_noise_var, seed)
-        self.source_kernel = check_kernel(source_kernel, domain.dim)
-        self.delta_kernel = check_kernel(delta_kernel, domain.dim)
+    def _build_model(self, prior_mean: float) -> None:
+        domain = self.domain
         # eq. (5): the source posterior, computed once; a noiseless source gets a tiny jitter
         self.source_posterior = GPPosterior(
-            source_kernel, max(self.source.noise_var, 1e-10), domain.dim, prior_mean
+            self.source_kernel, max(self.source.noise_var, 1e-10), domain.dim, prior_mean
         )
         if self.source.n:
             self.source_posterior.add_batch(self.source.X, self.source.y)
-        self.delta_posterior = GPPosterior(delta_kernel, self.noise_var, input_dim=domain.dim)
+        self.delta_posterior = GPPosterior(self.delta_kernel, self.noise_var, input_dim=domain.dim)
         self._grid: CandidatePosterior | None = None
         if isinstance(domain, Grid):
             self._mu_g, self._var_g = self.source_posterior.predict(domain.points)
@@ -181,15 +247,10 @@ class DeltaBO(_TransferUCB):
         mu_d, var_d = self.delta_posterior.predict(X)
         return mu_g + mu_d, np.sqrt(np.maximum(var_g + var_d, 0.0))
 
-    def _score(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
-        return mu + float(np.sqrt(self.beta_t())) * sd  # eq. (7)
-
-    def _propose(self) -> FloatArray:
-        if self._grid is not None and isinstance(self.domain, Grid):
-            mu = self._mu_g + self._grid.mean
-            sd = np.sqrt(np.maximum(self._var_g + self._grid.var, 0.0))
-            return self.domain.points[self.domain.argmax(self._score(mu, sd), self.rng)]
-        return self.domain.maximize(lambda X: self._score(*self.mean_sd(X)), self.rng)
+    def _grid_mean_sd(self) -> tuple[FloatArray, FloatArray]:
+        assert self._grid is not None
+        mu = self._mu_g + self._grid.mean
+        return mu, np.sqrt(np.maximum(self._var_g + self._grid.var, 0.0))
 
     def _update(self, x: FloatArray, y: float) -> None:
         mu_g, var_g = self.source_posterior.predict(x[None, :])
@@ -251,27 +312,16 @@ class JointGPUCB(_TransferUCB):
 
     The reference DeltaBO approximates (same parameters as :class:`DeltaBO`, ``prior_mean`` the
     constant mean of ``g`` and so of ``f``; the acquisition is
-    ``mu_f + sqrt(beta_t) sigma_f``). Source rows enter once, with noise ``sigma_0^2``; each target
-    observation adds one row in ``O((N + t)^2)`` (and ``O(|X| (N + t))`` for a Grid's cache).
+    ``mu_f + w_t sigma_f``, ``w_t = sqrt(beta_t)`` as in DeltaBO). Source rows enter once, with
+    noise ``sigma_0^2``; each target observation adds one row in ``O((N + t)^2)`` (and
+    ``O(|X| (N + t))`` for a Grid's cache).
     """
 
     name = "Joint-GP"
 
-    def __init__(
-        self,
-        domain: Domain,
-        source: Source | Trace,
-        source_kernel: Kernel,
-        delta_kernel: Kernel,
-        noise_var: float,
-        beta: float | None = None,
-        rho: float = 0.1,
-        source_noise_var: float | None = None,
-        seed: SeedLike = None,
-        prior_mean: float = 0.0,
-    ) -> None:
-        super().__init__(domain, source, noise_var, beta, rho, source_noise_var, seed)
-        self.kernel = TransferKernel(source_kernel, delta_kernel, domain.dim)
+    def _build_model(self, prior_mean: float) -> None:
+        domain = self.domain
+        self.kernel = TransferKernel(self.source_kernel, self.delta_kernel, domain.dim)
         self.posterior = GPPosterior(self.kernel, self.noise_var, domain.dim + 1, prior_mean)
         if self.source.n:
             self.posterior.add_batch(
@@ -286,16 +336,9 @@ class JointGPUCB(_TransferUCB):
         mu, var = self.posterior.predict(_tag(as_points(X, "X", self.domain.dim), 1.0))
         return mu, np.sqrt(np.maximum(var, 0.0))
 
-    def _score(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
-        return mu + float(np.sqrt(self.beta_t())) * sd
-
-    def _propose(self) -> FloatArray:
-        if self._grid is not None and isinstance(self.domain, Grid):
-            sd = np.sqrt(np.maximum(self._grid.var, 0.0))
-            return self.domain.points[
-                self.domain.argmax(self._score(self._grid.mean, sd), self.rng)
-            ]
-        return self.domain.maximize(lambda X: self._score(*self.mean_sd(X)), self.rng)
+    def _grid_mean_sd(self) -> tuple[FloatArray, FloatArray]:
+        assert self._grid is not None
+        return self._grid.mean, np.sqrt(np.maximum(self._grid.var, 0.0))
 
     def _update(self, x: FloatArray, y: float) -> None:
         self.posterior.add(_tag(x[None, :], 1.0)[0], y)

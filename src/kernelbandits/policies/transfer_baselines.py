@@ -68,10 +68,11 @@ from kernelbandits._validation import (
     check_nonnegative,
     check_positive,
 )
+from kernelbandits.acquisition import UpperConfidenceBound, maximize_on_domain
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
-from kernelbandits.policies.base import Policy
+from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.policies.beta import BetaSchedule, as_schedule
 from kernelbandits.problems.transfer import SourceData
 from kernelbandits.regression import GPPosterior
@@ -211,6 +212,8 @@ class _SourceGPUCB(Policy):
     """Shared parts of Env-GP and Diff-GP: validation, the source-only mean, GP-UCB on the joint
     model. Subclasses say which source noise and which source values the joint GP uses."""
 
+    capabilities = PolicyTags(posterior=True, seed_sensitive=False)  # no ties on a grid
+
     def __init__(
         self,
         domain: Domain,
@@ -290,16 +293,13 @@ class _SourceGPUCB(Policy):
         return self.beta.width(self.n_observations + 1, self.info_gain, size)
 
     def _propose(self) -> FloatArray:
-        w = self.width()
-        if isinstance(self.domain, Grid):
-            mu, sd = self.mean_sd()
-            return self.domain.points[self.domain.argmax(mu + w * sd, self.rng)]
-
-        def ucb(X: FloatArray) -> FloatArray:
-            mu, sd = self.mean_sd(X)
-            return mu + w * sd
-
-        return self.domain.maximize(ucb, self.rng)
+        acq = UpperConfidenceBound(self.width())
+        return maximize_on_domain(
+            self.domain,
+            lambda X: acq(*self.mean_sd(X)),
+            self.rng,
+            grid_scores=lambda: acq(*self.mean_sd()),
+        )
 
     def _add_target(self, x: FloatArray) -> None:
         """Append ``x`` to the joint model and drop the cached fit (called by ``_update``)."""

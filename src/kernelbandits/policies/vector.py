@@ -28,8 +28,9 @@ from kernelbandits._validation import (
     check_nonnegative,
     check_positive,
 )
+from kernelbandits.acquisition import maximize_on_domain
 from kernelbandits.domains import Domain, Grid
-from kernelbandits.policies.base import Policy
+from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.scalarization import ExpectedScalarization, Scalarization
 
 #: weight samples of the acquisition's expected scalarisation (the paper does not give a number)
@@ -72,6 +73,10 @@ class VectorPolicy(Policy):
         if isinstance(n_tasks, bool) or int(n_tasks) < 1:
             raise ValueError(f"n_tasks must be a positive integer; got {n_tasks!r}")
         self.n_tasks = int(n_tasks)
+
+    def tags(self) -> PolicyTags:
+        """Vector observations: ``y (n_tasks,)``."""
+        return PolicyTags(n_tasks=self.n_tasks)
 
     def tell(self, x: ArrayLike, y: ArrayLike) -> None:
         """Record ``y (n,)`` observed at ``x``; ``ValueError`` on bad input, state unchanged."""
@@ -178,10 +183,12 @@ class ScalarizedUCB(VectorPolicy):
         if self.random_scalarization:  # App. E: one lambda_t ~ P_lambda this round
             weight = self.scalarization.sample_weights(self.n_tasks, 1, self.rng)[0]
             self.last_weight = weight
-        if isinstance(self.domain, Grid):
-            scores = self.scores(None, weight)
-            return self.domain.points[self.domain.argmax(scores, self.rng)]
-        return self.domain.maximize(lambda X: self.scores(X, weight), self.rng)
+        return maximize_on_domain(
+            self.domain,
+            lambda X: self.scores(X, weight),
+            self.rng,
+            grid_scores=lambda: self.scores(None, weight),
+        )
 
     def _grid_or(self, X: ArrayLike | None) -> ArrayLike:
         if X is None:

@@ -20,6 +20,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._validation import FloatArray, as_points, check_nonnegative
 from kernelbandits.domains import Grid
 from kernelbandits.kernels.multitask import SeparableSum
@@ -36,7 +37,7 @@ class VectorProblem(Problem):
     ----------
     values : vectorised ``(m, d) -> (m, n)`` noise-free outputs.
     domain : the grid (the optimum of the utility is found by evaluating every point).
-    n_outputs : ``n``.
+    n_tasks : ``n``, the number of outputs (``n_outputs=`` is the deprecated spelling).
     utility : the expected scalarisation ``u`` that defines regret (its weights are the large
         evaluation sample; policies draw their own).
     noise_std : standard deviation of each output's Gaussian noise.
@@ -55,11 +56,12 @@ class VectorProblem(Problem):
         paper's choice "whenever f is not generated explicitly from an RKHS", Sec. 5).
     """
 
+    @renamed_parameters(n_outputs="n_tasks")
     def __init__(
         self,
         values: Callable[[FloatArray], ArrayLike],
         domain: Grid,
-        n_outputs: int,
+        n_tasks: int,
         utility: ExpectedScalarization,
         noise_std: float = 0.0,
         score: Score = "expected",
@@ -69,23 +71,23 @@ class VectorProblem(Problem):
     ) -> None:
         if not isinstance(domain, Grid):
             raise ValueError("domain must be a Grid (the utility's optimum is found exhaustively)")
-        if int(n_outputs) < 1:
-            raise ValueError(f"n_outputs must be >= 1; got {n_outputs!r}")
+        if int(n_tasks) < 1:
+            raise ValueError(f"n_tasks must be >= 1; got {n_tasks!r}")
         if score not in ("expected", "bayes"):
             raise ValueError(f"score must be 'expected' or 'bayes'; got {score!r}")
         self._values = values
         self.domain = domain
-        self.n_outputs = int(n_outputs)
+        self.n_tasks = int(n_tasks)
         self.noise_std = check_nonnegative(noise_std, "noise_std")
         self.utility = utility
         self.score: Score = score
         self.name = name
         self.table = self.values(domain.points)
         self.table.setflags(write=False)
-        if utility.weights.shape[1] != self.n_outputs:
+        if utility.weights.shape[1] != self.n_tasks:
             raise ValueError(
                 f"utility has weights for {utility.weights.shape[1]} outputs; the problem has "
-                f"{self.n_outputs}"
+                f"{self.n_tasks}"
             )
         self._grid_utility = utility(self.table)
         j = int(np.argmax(self._grid_utility))
@@ -100,10 +102,10 @@ class VectorProblem(Problem):
         """Noise-free outputs on the rows of ``X (m, d)``, shape ``(m, n)``."""
         Xa = as_points(X, "X", self.domain.dim)
         out = np.asarray(self._values(Xa), dtype=float)
-        if out.shape != (Xa.shape[0], self.n_outputs):
+        if out.shape != (Xa.shape[0], self.n_tasks):
             raise ValueError(
-                f"values returned shape {out.shape}; expected ({Xa.shape[0]}, {self.n_outputs}) "
-                f"(n_outputs={self.n_outputs})"
+                f"values returned shape {out.shape}; expected ({Xa.shape[0]}, {self.n_tasks}) "
+                f"(n_tasks={self.n_tasks})"
             )
         return out
 
@@ -114,7 +116,7 @@ class VectorProblem(Problem):
     def evaluate(self, x: ArrayLike, rng: np.random.Generator) -> FloatArray:  # type: ignore[override]
         """One noisy vector observation ``f(x) + noise_std N(0, I_n)``, shape ``(n,)``."""
         xv = self.domain.validate(x, "x")
-        return self.values(xv[None, :])[0] + self.noise_std * rng.standard_normal(self.n_outputs)
+        return self.values(xv[None, :])[0] + self.noise_std * rng.standard_normal(self.n_tasks)
 
     @property
     def optimum_value(self) -> float:

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import cho_solve, cholesky, lapack, solve_triangular
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike, as_generator
 from kernelbandits._validation import (
     FloatArray,
@@ -252,10 +253,12 @@ class GPPosterior:
         V = self._solve_L(self.kernel(self._X[: self._t], Xa))
         return prior - V.T @ V
 
-    def sample(self, X: ArrayLike, n_samples: int = 1, seed: SeedLike = None) -> FloatArray:
-        """Joint posterior samples of ``f`` at ``X (m, d)``, shape ``(n_samples, m)``."""
+    @renamed_parameters(seed="rng")
+    def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray:
+        """Joint posterior samples of ``f`` at ``X (m, d)``, shape ``(n_samples, m)``; ``rng``:
+        the caller's generator (or a seed; ``seed=`` is the deprecated spelling)."""
         Xa = as_points(X, "X", self.input_dim)
-        rng = as_generator(seed)
+        rng = as_generator(rng)
         return sample_gaussian(self.mean(Xa), self.cov(Xa), n_samples, rng, "pivoted-cholesky")
 
     def alpha(self) -> FloatArray:

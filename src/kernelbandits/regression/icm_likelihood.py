@@ -7,19 +7,19 @@ and ``y = vec_r(Y) = [y_1^T, ..., y_t^T]^T`` stacks them *point-major* (row ``i 
 point ``i``, output ``a``: the ordering of ``G_t`` in MT-KB,
 :mod:`kernelbandits.kernels.multitask`)::
 
-    y ~ N(0, C),    C = K (x) B + eta I_{tm}
+    y ~ N(0, C),    C = K (x) B + lam I_{tm}
 
 with ``K = k(X, X)`` (Matern-5/2, ARD lengthscales, unit variance), ``B = W W^T + diag(kappa)``
-(``W (m, r)``, ``kappa > 0``; the output scales live in ``B``) and the noise variance ``eta``.
-The task-major ``vec(Y)`` (columns stacked) has covariance ``B (x) K + eta I``: a permutation
+(``W (m, r)``, ``kappa > 0``; the output scales live in ``B``) and the noise variance ``lam``.
+The task-major ``vec(Y)`` (columns stacked) has covariance ``B (x) K + lam I``: a permutation
 of the same Gaussian, with the same density.
 
 **Likelihood through two eigendecompositions** (the Kronecker identity of Stegle et al. 2011,
 "Efficient inference in matrix-variate Gaussian models with iid observation noise", NeurIPS;
 Rakitsch et al. 2013, "It is all in the noise", NeurIPS). With ``K = U_K diag(k) U_K^T`` and
-``B = U_B diag(b) U_B^T``, ``C = (U_K (x) U_B) (diag(k (x) b) + eta I) (U_K (x) U_B)^T``; since
+``B = U_B diag(b) U_B^T``, ``C = (U_K (x) U_B) (diag(k (x) b) + lam I) (U_K (x) U_B)^T``; since
 ``(U_K (x) U_B)^T vec_r(Y) = vec_r(U_K^T Y U_B)``, with ``Z = U_K^T Y U_B`` and
-``S_ia = k_i b_a + eta`` (both ``(t, m)``)::
+``S_ia = k_i b_a + lam`` (both ``(t, m)``)::
 
     log p(Y) = -1/2 sum_ia Z_ia^2 / S_ia - 1/2 sum_ia log S_ia - t m / 2 log(2 pi)
 
@@ -35,10 +35,10 @@ in ``O(t^3 + m^3 + t^2 m)`` (no ``tm x tm`` Cholesky).
   ``tr(C^{-1} dC) = sum(dB * U_B diag(v) U_B^T)``, ``v_a = sum_i k_i / S_ia``;
   for ``B = W W^T + diag(kappa)``: ``d/dW = 2 G_B W`` and ``d/d log kappa_a = kappa_a G_B[a, a]``
   with ``G_B = 1/2 (A^T K A - U_B diag(v) U_B^T)``;
-* ``dC = eta I`` (``d / d log eta``): ``eta / 2 (sum A^2 - sum 1 / S)``.
+* ``dC = lam I`` (``d / d log lam``): ``lam / 2 (sum A^2 - sum 1 / S)``.
 
 :func:`fit_icm_map` maximises ``log p + log prior`` (:class:`ICMPrior`) over
-``(log l, W, log kappa, log eta)`` by L-BFGS-B with this gradient, from a warm start and from a
+``(log l, W, log kappa, log lam)`` by L-BFGS-B with this gradient, from a warm start and from a
 few draws of the prior (:func:`~kernelbandits.regression.likelihood.maximize_log_posterior`,
 shared with the single-output :func:`~kernelbandits.regression.likelihood.fit_map`).
 """
@@ -84,18 +84,18 @@ def _as_outputs(Y: ArrayLike, t: int) -> FloatArray:
 
 @dataclass
 class _Kronecker:
-    """``C = K (x) B + eta I`` through the eigendecompositions of ``K (t, t)`` and ``B (m, m)``."""
+    """``C = K (x) B + lam I`` through the eigendecompositions of ``K (t, t)`` and ``B (m, m)``."""
 
     K: FloatArray
     B: FloatArray
     Y: FloatArray
-    eta: float
+    lam: float
 
     def __post_init__(self) -> None:
         k, self.U_K = np.linalg.eigh(self.K)
         b, self.U_B = np.linalg.eigh(self.B)
         self.k, self.b = np.maximum(k, 0.0), np.maximum(b, 0.0)  # round-off negatives
-        self.S = np.outer(self.k, self.b) + self.eta  # (t, m): the eigenvalues of C
+        self.S = np.outer(self.k, self.b) + self.lam  # (t, m): the eigenvalues of C
         self.Z = self.U_K.T @ self.Y @ self.U_B  # the data in the eigenbasis
 
     def log_likelihood(self) -> float:
@@ -105,7 +105,7 @@ class _Kronecker:
 
     def gradient_terms(self) -> tuple[FloatArray, FloatArray, float]:
         """``(G_K (t, t), G_B (m, m), g_eta)``: ``d log p = sum(G_K * dK)`` for ``dC = dK (x) B``,
-        ``sum(G_B * dB)`` for ``dC = K (x) dB``, ``g_eta d eta`` for ``dC = d eta I``."""
+        ``sum(G_B * dB)`` for ``dC = K (x) dB``, ``g_eta d lam`` for ``dC = d lam I``."""
         inv_S = 1.0 / self.S
         A = self.U_K @ (self.Z * inv_S) @ self.U_B.T  # alpha = C^{-1} y as a (t, m) matrix
         w = inv_S @ self.b  # (t,): diag of U_K^T (C^{-1} contracted with B) U_K
@@ -126,8 +126,8 @@ def icm_log_likelihood(
     Xa = as_points(X, "X", kernel.input_dim)
     Ya = _as_outputs(Y, Xa.shape[0])
     Ba = check_task_matrix(B, Ya.shape[1])
-    eta = check_positive(noise_var, "noise_var")
-    return _Kronecker(kernel(Xa), Ba, Ya, eta).log_likelihood()
+    lam = check_positive(noise_var, "noise_var")
+    return _Kronecker(kernel(Xa), Ba, Ya, lam).log_likelihood()
 
 
 def icm_log_likelihood_and_gradient(
@@ -143,11 +143,11 @@ def icm_log_likelihood_and_gradient(
     Xa = as_points(X, "X", kernel.input_dim)
     Ya = _as_outputs(Y, Xa.shape[0])
     Ba = check_task_matrix(B, Ya.shape[1])
-    eta = check_positive(noise_var, "noise_var")
-    model = _Kronecker(kernel(Xa), Ba, Ya, eta)
+    lam = check_positive(noise_var, "noise_var")
+    model = _Kronecker(kernel(Xa), Ba, Ya, lam)
     G_K, G_B, g_eta = model.gradient_terms()
     dK = kernel.theta_gradient(Xa)  # (t, t, p)
-    return model.log_likelihood(), np.einsum("ij,ijk->k", G_K, dK), G_B, eta * g_eta
+    return model.log_likelihood(), np.einsum("ij,ijk->k", G_K, dK), G_B, lam * g_eta
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ class ICMPrior:
     unit box and standardised outputs (zero mean, unit variance each).
 
     * lengthscales and noise variance: :class:`~kernelbandits.regression.likelihood.HyperPrior`'s
-      (``log l ~ N(log(0.35 sqrt(d)), 0.75^2)``; ``log eta ~ N(-8, 3^2)``, ``eta >= 1e-6``);
+      (``log l ~ N(log(0.35 sqrt(d)), 0.75^2)``; ``log lam ~ N(-8, 3^2)``, ``lam >= 1e-6``);
       there is no output variance: ``B`` carries the scales;
     * ``W`` entries ``~ N(0, w_sd^2)``, ``w_sd = 1``: ``E[(W W^T)_aa] = r``; with the default
       rank 1 the shared part of each output has unit expected variance, and its sign is free;
@@ -174,9 +174,9 @@ class ICMPrior:
 
     def moments(self, dim: int, n_tasks: int, rank: int | None) -> tuple[FloatArray, FloatArray]:
         """Means and standard deviations of the parameter vector ``(log l (d), W (m r,
-        row-major), log kappa (m), log eta)``; ``rank=None`` (a fixed ``B``) leaves out ``W``
+        row-major), log kappa (m), log lam)``; ``rank=None`` (a fixed ``B``) leaves out ``W``
         and ``log kappa``."""
-        mean, sd = self.hyper.moments(dim, dim)  # (log l_1..d, log v, log eta)
+        mean, sd = self.hyper.moments(dim, dim)  # (log l_1..d, log v, log lam)
         mu_l, sd_l, mu_e, sd_e = mean[:dim], sd[:dim], mean[-1:], sd[-1:]
         if rank is None:
             return np.concatenate([mu_l, mu_e]), np.concatenate([sd_l, sd_e])
@@ -223,7 +223,7 @@ def _factors(R: FloatArray, rank: int) -> tuple[FloatArray, FloatArray]:
 
 class ICMParameters:
     """The parameter vector of :func:`fit_icm_map` for data ``X (t, d)``, ``Y (t, m)``:
-    ``(log l (d), W (m r, row-major), log kappa (m), log eta)``, or ``(log l (d), log eta)``
+    ``(log l (d), W (m r, row-major), log kappa (m), log lam)``, or ``(log l (d), log lam)``
     when ``task_matrix`` fixes ``B``."""
 
     def __init__(
@@ -241,13 +241,13 @@ class ICMParameters:
     def unpack(self, p: FloatArray) -> ICMFit:
         """The hyperparameters of the vector ``p``."""
         d, m = self.dim, self.n_tasks
-        ls, eta = np.exp(p[:d]), float(np.exp(p[-1]))
+        ls, lam = np.exp(p[:d]), float(np.exp(p[-1]))
         if self.fixed_B is not None or self.rank is None:
             assert self.fixed_B is not None
-            return ICMFit(ls, self.fixed_B, eta)
+            return ICMFit(ls, self.fixed_B, lam)
         W = p[d : d + m * self.rank].reshape(m, self.rank)
         kappa = np.exp(p[d + m * self.rank : -1])
-        return ICMFit(ls, W @ W.T + np.diag(kappa), eta, W, kappa)
+        return ICMFit(ls, W @ W.T + np.diag(kappa), lam, W, kappa)
 
     def pack(self, fit: ICMFit) -> FloatArray:
         """The vector of ``fit`` (a fit without factors of this rank, e.g. one with a fixed
@@ -290,13 +290,13 @@ def fit_icm_map(
 ) -> ICMFit:
     """Type-II MAP ICM hyperparameters for ``X (t, d)`` in the unit box and standardised
     ``Y (t, m)``: maximise ``log p(Y) + log prior`` (:class:`ICMPrior`) over the log
-    lengthscales, ``W (m, rank)``, ``log kappa (m,)`` and ``log eta`` (:class:`ICMParameters`).
+    lengthscales, ``W (m, rank)``, ``log kappa (m,)`` and ``log lam`` (:class:`ICMParameters`).
 
     L-BFGS-B with the analytic gradient (module notes) runs from ``start`` (a warm start: pass
     the previous fit; ``None``: :meth:`ICMFit.initial`) and from ``n_starts`` draws of the
-    prior made with ``seed``; bounds at the prior mean +- 4 standard deviations (``eta`` at
+    prior made with ``seed``; bounds at the prior mean +- 4 standard deviations (``lam`` at
     least ``1e-6``). With ``task_matrix`` given, ``B`` is fixed to it and only the lengthscales
-    and ``eta`` are fitted. Returns the best fit.
+    and ``lam`` are fitted. Returns the best fit.
     """
     params = ICMParameters(X, Y, rank, task_matrix)
     d, m = params.dim, params.n_tasks

@@ -5,10 +5,11 @@ Chowdhury & Gopalan (2021), eq. (1)-(2) and App. A.2, eq. (4)-(7).
 Notation (shapes):
     n            number of tasks;  t observations;  N = n t
     X_t (t, d)   observed points;  Y_t (N,) = [y_1^T, ..., y_t^T]^T (point-major)
-    G_t (N, N)   [Gamma(x_i, x_j)]_{i,j}; L (N, N) lower Cholesky factor of G_t + eta I_N
+    G_t (N, N)   [Gamma(x_i, x_j)]_{i,j}; L (N, N) lower Cholesky factor of G_t + lam I_N
     G_t(x) (N, n)  [Gamma(x_1, x)^T, ..., Gamma(x_t, x)^T]^T
-    mean         mu_t(x) = G_t(x)^T (G_t + eta I)^{-1} Y_t                            (eq. 1), (n,)
-    task cov     Gamma_t(x, x) = Gamma(x, x) - G_t(x)^T (G_t + eta I)^{-1} G_t(x)      (eq. 2), (n, n)
+    lam          the regulariser (the paper's eta)
+    mean         mu_t(x) = G_t(x)^T (G_t + lam I)^{-1} Y_t                          (eq. 1), (n,)
+    task cov     Gamma_t(x, x) = Gamma(x, x) - G_t(x)^T (G_t + lam I)^{-1} G_t(x)    (eq. 2), (n, n)
     norm         ||Gamma_t(x, x)||, the spectral norm (largest eigenvalue; the matrix is PSD)
 
 Three implementations of one interface (:class:`VectorPosterior`):
@@ -20,7 +21,7 @@ Three implementations of one interface (:class:`VectorPosterior`):
 * :class:`DecoupledPosterior` — kernels with a decoupling ``Gamma = sum_r kappa_r u_r u_r^T`` (ICM:
   ``kappa_r = xi_r k`` with ``B = sum xi_r u_r u_r^T``; independent tasks: ``u_r = e_r``). By
   eq. (4)-(7), in the basis ``u_r`` the problem splits into ``r`` scalar GPs with kernel
-  ``kappa_r``, noise ``eta`` and outputs ``Y^r = [y_s^T u_r]_s``:
+  ``kappa_r``, noise ``lam`` and outputs ``Y^r = [y_s^T u_r]_s``:
   ``mu_t(x) = sum_r mu^r_t(x) u_r`` and ``Gamma_t(x, x) = sum_r sigma^r_t(x)^2 u_r u_r^T``, so
   ``||Gamma_t(x, x)|| = max_r sigma^r_t(x)^2`` (eq. 7). Each scalar GP is a
   :class:`~kernelbandits.regression.gp.GPPosterior` (one Cholesky row per round, O(t^2), or O(t)
@@ -33,7 +34,7 @@ Three implementations of one interface (:class:`VectorPosterior`):
   ``m`` and ``n``; a round costs ``O(t^3 + t^2 m + r t m)``. For caches that would not fit.
 
 All return, from :meth:`VectorPosterior.add`, the task covariance *before* the observation,
-``Gamma_{t-1}(x_t, x_t)``, whose ``log det(I_n + Gamma_{t-1}(x_t, x_t) / eta)`` accumulates into
+``Gamma_{t-1}(x_t, x_t)``, whose ``log det(I_n + Gamma_{t-1}(x_t, x_t) / lam)`` accumulates into
 the MT-KB confidence radius (Thm 2); :attr:`VectorPosterior.log_det_sum` keeps that sum.
 """
 
@@ -46,6 +47,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import cholesky, solve_triangular
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._validation import (
     FloatArray,
     as_finite_vector,
@@ -69,20 +71,22 @@ def spectral_norms(task_cov: FloatArray) -> FloatArray:
     return np.maximum(np.linalg.eigvalsh(task_cov)[:, -1], 0.0)
 
 
-def log_det_gain(task_cov: FloatArray, eta: float) -> float:
-    """``log det(I_n + Gamma / eta)`` for one PSD ``(n, n)`` block (MT-KB radius, Thm 2)."""
+@renamed_parameters(eta="lam")
+def log_det_gain(task_cov: FloatArray, lam: float) -> float:
+    """``log det(I_n + Gamma / lam)`` for one PSD ``(n, n)`` block (MT-KB radius, Thm 2)."""
     w = np.linalg.eigvalsh(0.5 * (task_cov + task_cov.T))
-    return float(np.sum(np.log1p(np.maximum(w, 0.0) / eta)))
+    return float(np.sum(np.log1p(np.maximum(w, 0.0) / lam)))
 
 
 class VectorPosterior(ABC):
     """Common interface of the exact multi-task posteriors (see the module docstring)."""
 
-    def __init__(self, kernel: SeparableSum, eta: float, input_dim: int) -> None:
+    @renamed_parameters(eta="lam")
+    def __init__(self, kernel: SeparableSum, lam: float, input_dim: int) -> None:
         self.kernel = check_multitask_kernel(kernel, input_dim)
-        self.eta = check_positive(eta, "eta")
+        self.lam = check_positive(lam, "lam")
         self.input_dim = int(input_dim)
-        self.log_det_sum = 0.0  # sum_s log det(I_n + Gamma_{s-1}(x_s, x_s) / eta)
+        self.log_det_sum = 0.0  # sum_s log det(I_n + Gamma_{s-1}(x_s, x_s) / lam)
         self._t = 0
 
     @property
@@ -101,7 +105,7 @@ class VectorPosterior(ABC):
         xv = as_point(x, self.input_dim, "x")
         yv = as_finite_vector(y, self.n_tasks, "y")
         before = self._add(xv, yv)
-        self.log_det_sum += log_det_gain(before, self.eta)
+        self.log_det_sum += log_det_gain(before, self.lam)
         return before
 
     def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
@@ -159,12 +163,13 @@ class BlockPosterior(VectorPosterior):
     Parameters
     ----------
     kernel : a multi-task kernel with ``n`` tasks.
-    eta : regulariser (noise variance) ``eta > 0``.
+    lam : regulariser (noise variance) ``lam > 0``.
     input_dim : the input dimension ``d``.
     """
 
-    def __init__(self, kernel: SeparableSum, eta: float, input_dim: int) -> None:
-        super().__init__(kernel, eta, input_dim)
+    @renamed_parameters(eta="lam")
+    def __init__(self, kernel: SeparableSum, lam: float, input_dim: int) -> None:
+        super().__init__(kernel, lam, input_dim)
         self._cap = 0
         n = self.n_tasks
         self._L = np.zeros((0, 0))
@@ -178,7 +183,7 @@ class BlockPosterior(VectorPosterior):
         L21t = self._new_block(x)  # L^{-1} G_t(x), (N, n)
         before = self.kernel.blocks(x[None, :])[0, 0] - L21t.T @ L21t  # Gamma_{t-1}(x, x)
         before = 0.5 * (before + before.T)
-        L22 = cholesky(before + self.eta * np.eye(n), lower=True)
+        L22 = cholesky(before + self.lam * np.eye(n), lower=True)
         z2 = solve_triangular(L22, y - L21t.T @ self._z[:N], lower=True)
         self._reserve(self._t + 1)
         self._L[N : N + n, :N], self._L[N : N + n, N : N + n] = L21t.T, L22
@@ -292,22 +297,23 @@ class DecoupledPosterior(VectorPosterior):
     Parameters
     ----------
     kernel : a multi-task kernel whose :meth:`decoupling` is not ``None`` (ICM, independent tasks).
-    eta : regulariser (noise variance) ``eta > 0``.
+    lam : regulariser (noise variance) ``lam > 0``.
     input_dim : the input dimension ``d``.
 
     Attributes
     ----------
     directions : ``U (n, r)``, orthonormal columns.
-    components : the ``r`` scalar :class:`GPPosterior` (kernel ``kappa_r``, noise ``eta``).
+    components : the ``r`` scalar :class:`GPPosterior` (kernel ``kappa_r``, noise ``lam``).
     """
 
-    def __init__(self, kernel: SeparableSum, eta: float, input_dim: int) -> None:
-        super().__init__(kernel, eta, input_dim)
+    @renamed_parameters(eta="lam")
+    def __init__(self, kernel: SeparableSum, lam: float, input_dim: int) -> None:
+        super().__init__(kernel, lam, input_dim)
         split = self.kernel.decoupling()
         if split is None:
             raise ValueError(f"{kernel!r} has no decoupling; use BlockPosterior")
         kernels, self.directions = split
-        self.components = [GPPosterior(k, self.eta, self.input_dim) for k in kernels]
+        self.components = [GPPosterior(k, self.lam, self.input_dim) for k in kernels]
 
     def _add(self, x: FloatArray, y: FloatArray) -> FloatArray:
         coords = self.directions.T @ y  # y^T u_r (App. A.2: Y^r)
@@ -377,8 +383,8 @@ class EigenPosterior(VectorPosterior):
     every direction (the Kronecker structure; App. A.2's ``O(t^3)`` route): with
     ``w(x) = Q^T k_t(x)`` and ``Y^r = Y_t u_r``,
 
-        ``mu^r_t(x)      = sum_j xi_r (Q^T Y^r)_j w_j(x) / (xi_r lambda_j + eta)``
-        ``sigma^r_t(x)^2 = xi_r k(x, x) - sum_j xi_r^2 w_j(x)^2 / (xi_r lambda_j + eta)``
+        ``mu^r_t(x)      = sum_j xi_r (Q^T Y^r)_j w_j(x) / (xi_r lambda_j + lam)``
+        ``sigma^r_t(x)^2 = xi_r k(x, x) - sum_j xi_r^2 w_j(x)^2 / (xi_r lambda_j + lam)``
 
     (eq. 6-7 then recombine the directions). Nothing of size ``t x m`` is kept: candidates are
     evaluated in chunks of bounded size, so memory is ``O(t^2)`` plus one ``(t, chunk)`` block
@@ -388,8 +394,9 @@ class EigenPosterior(VectorPosterior):
     caches' ``O(r t m)``. Use it when the caches do not fit in memory.
     """
 
-    def __init__(self, kernel: SeparableSum, eta: float, input_dim: int) -> None:
-        super().__init__(kernel, eta, input_dim)
+    @renamed_parameters(eta="lam")
+    def __init__(self, kernel: SeparableSum, lam: float, input_dim: int) -> None:
+        super().__init__(kernel, lam, input_dim)
         split = self.kernel.shared_decoupling()
         if split is None:
             raise ValueError(f"{kernel!r} has no shared-kernel decoupling; use BlockPosterior")
@@ -401,8 +408,8 @@ class EigenPosterior(VectorPosterior):
     def _decomposition(self) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``lambda (t,)``, ``Q (t, t)`` and ``Q^T Y_t U (t, r)``, recomputed once per ``t``."""
         if self._eig is None or self._eig[0] != self._t:
-            lam, Q = np.linalg.eigh(self.base(self._X))
-            self._eig = (self._t, np.maximum(lam, 0.0), Q, Q.T @ self._coords)
+            evals, Q = np.linalg.eigh(self.base(self._X))
+            self._eig = (self._t, np.maximum(evals, 0.0), Q, Q.T @ self._coords)
         return self._eig[1], self._eig[2], self._eig[3]
 
     def components(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -410,8 +417,8 @@ class EigenPosterior(VectorPosterior):
         kdiag = self.base.diag(X)[:, None] * self.xi[None, :]
         if self._t == 0:
             return np.zeros_like(kdiag), kdiag
-        lam, Q, QtY = self._decomposition()
-        denom = self.xi[None, :] * lam[:, None] + self.eta  # (t, r)
+        evals, Q, QtY = self._decomposition()
+        denom = self.xi[None, :] * evals[:, None] + self.lam  # (t, r)
         coef_mean = self.xi[None, :] * QtY / denom
         coef_var = self.xi[None, :] ** 2 / denom
         mean, var = np.empty_like(kdiag), np.empty_like(kdiag)
@@ -436,7 +443,7 @@ class EigenPosterior(VectorPosterior):
     def add_batch(self, X: ArrayLike, Y: ArrayLike) -> None:
         """Add ``Y (k, n)`` observed at ``X (k, d)`` at once: the same state as ``k`` calls of
         :meth:`add`, without their ``k`` decompositions. ``log_det_sum`` grows by the exact
-        information gain of the batch, ``sum_{j,r} log(1 + xi_r lambda_j / eta)`` after minus
+        information gain of the batch, ``sum_{j,r} log(1 + xi_r lambda_j / lam)`` after minus
         before (eq. 4: the Gram matrix is ``K_t (x) B``). Validates first."""
         Xa = as_points(X, "X", self.input_dim)
         Ya = np.asarray(Y, dtype=float)
@@ -451,11 +458,11 @@ class EigenPosterior(VectorPosterior):
         self.log_det_sum += self._total_log_det() - before
 
     def _total_log_det(self) -> float:
-        """``log det(I_{nt} + G_t / eta) = sum_{j,r} log(1 + xi_r lambda_j / eta)``."""
+        """``log det(I_{nt} + G_t / lam) = sum_{j,r} log(1 + xi_r lambda_j / lam)``."""
         if self._t == 0:
             return 0.0
-        lam = self._decomposition()[0]
-        return float(np.sum(np.log1p(np.outer(lam, self.xi) / self.eta)))
+        evals = self._decomposition()[0]
+        return float(np.sum(np.log1p(np.outer(evals, self.xi) / self.lam)))
 
     def spectral_norm(self, X: ArrayLike) -> FloatArray:
         """Eq. (7): ``max_r sigma^r_t(x)^2``, without the ``(n, n)`` blocks."""
@@ -505,8 +512,9 @@ def _recompose_cov(U: FloatArray, var: FloatArray) -> FloatArray:
     return np.einsum("ar,mr,br->mab", U, var, U)
 
 
+@renamed_parameters(eta="lam")
 def vector_posterior(
-    kernel: SeparableSum, eta: float, input_dim: int, method: VectorMethod = "auto"
+    kernel: SeparableSum, lam: float, input_dim: int, method: VectorMethod = "auto"
 ) -> VectorPosterior:
     """The exact posterior for ``kernel``: the decoupled fast path when the kernel has a
     decoupling (``method="auto"`` or ``"decoupled"``), else the block form; ``"eigen"`` is the
@@ -515,16 +523,17 @@ def vector_posterior(
     if method not in ("auto", "block", "decoupled", "eigen"):
         raise ValueError(f"method must be 'auto', 'block', 'decoupled' or 'eigen'; got {method!r}")
     if method == "eigen":
-        return EigenPosterior(kernel, eta, input_dim)
+        return EigenPosterior(kernel, lam, input_dim)
     if method == "block" or (method == "auto" and kernel.decoupling() is None):
-        return BlockPosterior(kernel, eta, input_dim)
-    return DecoupledPosterior(kernel, eta, input_dim)
+        return BlockPosterior(kernel, lam, input_dim)
+    return DecoupledPosterior(kernel, lam, input_dim)
 
 
+@renamed_parameters(eta="lam")
 def batch_posterior(
-    kernel: SeparableSum, eta: float, X: ArrayLike, Y: ArrayLike, Xq: ArrayLike
+    kernel: SeparableSum, lam: float, X: ArrayLike, Y: ArrayLike, Xq: ArrayLike
 ) -> tuple[FloatArray, FloatArray]:
-    """Reference: eq. (1)-(2) by one dense solve of ``(G_t + eta I_{nt})`` (O((n t)^3)).
+    """Reference: eq. (1)-(2) by one dense solve of ``(G_t + lam I_{nt})`` (O((n t)^3)).
 
     ``X (t, d)``, ``Y (t, n)``, ``Xq (m, d)``; returns ``mu (m, n)`` and ``Gamma_t (m, n, n)``.
     """
@@ -532,11 +541,11 @@ def batch_posterior(
     n, t = kernel.n_tasks, Xa.shape[0]
     Ya = np.asarray(Y, dtype=float).reshape(t, n)
     Xqa = as_points(Xq, "Xq", Xa.shape[1])
-    G = kernel.gram(Xa) + eta * np.eye(n * t)
+    G = kernel.gram(Xa) + lam * np.eye(n * t)
     Gx = kernel.gram(Xa, Xqa)  # (N, m n)
     sol = np.linalg.solve(G, np.column_stack([Ya.reshape(-1), Gx]))
     m = Xqa.shape[0]
     mean = (Gx.T @ sol[:, 0]).reshape(m, n)
-    # diagonal blocks only: G_t(x_i)^T (G_t + eta I)^{-1} G_t(x_i), (m, n, n)
+    # diagonal blocks only: G_t(x_i)^T (G_t + lam I)^{-1} G_t(x_i), (m, n, n)
     quad = np.einsum("kia,kib->iab", Gx.reshape(-1, m, n), sol[:, 1:].reshape(-1, m, n))
     return mean, kernel.diag_blocks(Xqa) - quad

@@ -8,20 +8,20 @@ Notation (shapes):
     D        dictionary ``(m_D, d)`` with inclusion probabilities ``p`` and weights ``w = 1/sqrt(p)``
     G~_DD    ``(n m_D, n m_D)`` = ``[Gamma(d_u, d_v) w_u w_v]``;  G~_D(x) ``(n m_D, n)``
     Phi(x)   ``(r, n)`` = ``(G~_DD^{1/2})^+ G~_D(x)`` (thin: ``S_r^{-1/2} U_r^T``), ``r <= n m_D``
-    V~       ``(r, r)`` = ``sum_s Phi(x_s) Phi(x_s)^T``;  A = V~ + eta I
+    V~       ``(r, r)`` = ``sum_s Phi(x_s) Phi(x_s)^T``;  A = V~ + lam I
     mean     mu~_t(x) = Phi(x)^T A^{-1} sum_s Phi(x_s) y_s                                 (n,)
-    task cov Gamma~_t(x, x) = Gamma(x, x) - Phi(x)^T Phi(x) + eta Phi(x)^T A^{-1} Phi(x)  (n, n)
+    task cov Gamma~_t(x, x) = Gamma(x, x) - Phi(x)^T Phi(x) + lam Phi(x)^T A^{-1} Phi(x)  (n, n)
 
 Fast path (eq. 8-9) when ``Gamma = k sum_r xi_r u_r u_r^T`` with one scalar kernel ``k`` (ICM,
 or independent tasks sharing ``k``): ``Phi(x) = sum_r sqrt(xi_r) phi(x) u_r^T`` with the *scalar*
 embedding ``phi`` of ``k`` (``(r_k,)``), ``v = sum_s phi(x_s) phi(x_s)^T`` (``r_k x r_k``), and per
 direction ``r``
 
-    mu~^r(x)  = xi_r phi(x)^T (xi_r v + eta I)^{-1} sum_s (y_s^T u_r) phi(x_s)                (8)
-    var~^r(x) = xi_r (k(x,x) - ||phi(x)||^2 + eta phi(x)^T (xi_r v + eta I)^{-1} phi(x))     (9)
+    mu~^r(x)  = xi_r phi(x)^T (xi_r v + lam I)^{-1} sum_s (y_s^T u_r) phi(x_s)                (8)
+    var~^r(x) = xi_r (k(x,x) - ||phi(x)||^2 + lam phi(x)^T (xi_r v + lam I)^{-1} phi(x))     (9)
 
 ``||Gamma~_t(x, x)|| = max_r var~^r(x)``. One eigen-decomposition ``v = Q diag(e) Q^T`` serves
-every direction: ``(xi_r v + eta I)^{-1} = Q diag(1 / (xi_r e + eta)) Q^T``. Building costs
+every direction: ``(xi_r v + lam I)^{-1} = Q diag(1 / (xi_r e + lam)) Q^T``. Building costs
 O(t m_D r_k + m_D^3 + r_k^3) — linear in ``t`` — and a query point O(m_D d + r_k (m_D + n)).
 """
 
@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import cho_factor, cho_solve, eigh, solve_triangular
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._validation import FloatArray, as_finite_vector, as_points, check_positive
 from kernelbandits.kernels.multitask import SeparableSum, check_multitask_kernel
 from kernelbandits.regression.multitask import spectral_norms
@@ -48,10 +49,11 @@ class NystromVectorPosterior(ABC):
     dictionary_size: int
     rank: int
 
+    @renamed_parameters(eta="lam")
     def __init__(
         self,
         kernel: SeparableSum,
-        eta: float,
+        lam: float,
         dictionary: ArrayLike,
         weights: ArrayLike | None,
         X: ArrayLike,
@@ -59,7 +61,7 @@ class NystromVectorPosterior(ABC):
     ) -> None:
         """Validate and store the common inputs (see the subclasses for their meaning)."""
         self.kernel = check_multitask_kernel(kernel)
-        self.eta = check_positive(eta, "eta")
+        self.lam = check_positive(lam, "lam")
         self._Xa, self._Ya, self._D, self._w = _data(self.kernel, dictionary, weights, X, Y)
         self.input_dim = int(self._Xa.shape[1])
         self.dictionary_size = int(self._D.shape[0])
@@ -114,21 +116,22 @@ class BlockNystromPosterior(NystromVectorPosterior):
     Parameters
     ----------
     kernel : the multi-task kernel ``Gamma``.
-    eta : regulariser ``eta > 0``.
+    lam : regulariser ``lam > 0``.
     dictionary, weights : ``D (m_D, d)`` and ``w (m_D,)`` (``None``: ones).
     X, Y : all observations so far, ``(t, d)`` and ``(t, n)``.
     """
 
+    @renamed_parameters(eta="lam")
     def __init__(
         self,
         kernel: SeparableSum,
-        eta: float,
+        lam: float,
         dictionary: ArrayLike,
         weights: ArrayLike | None,
         X: ArrayLike,
         Y: ArrayLike,
     ) -> None:
-        super().__init__(kernel, eta, dictionary, weights, X, Y)
+        super().__init__(kernel, lam, dictionary, weights, X, Y)
         Xa, Ya, D, w = self._Xa, self._Ya, self._D, self._w
         n = self.kernel.n_tasks
         wn = np.repeat(w, n)  # one weight per (dictionary point, task) row
@@ -143,7 +146,7 @@ class BlockNystromPosterior(NystromVectorPosterior):
         r = self.rank
         self._train_embedding = self._embed(Xa)  # (r, t, n), reused when X is the data
         Phi = self._train_embedding.reshape(r, Xa.shape[0] * n)  # (r, t n), point-major columns
-        A = Phi @ Phi.T + self.eta * np.eye(r)  # V~ + eta I
+        A = Phi @ Phi.T + self.lam * np.eye(r)  # V~ + lam I
         self._chol = cho_factor(A, lower=True) if r else None
         self._coef = cho_solve(self._chol, Phi @ Ya.reshape(-1)) if self._chol else np.zeros(0)
 
@@ -165,7 +168,7 @@ class BlockNystromPosterior(NystromVectorPosterior):
         cov = (
             prior
             - np.einsum("rma,rmb->mab", Phi, Phi)  # Gamma - Phi^T Phi: the Nystrom residual
-            + self.eta * np.einsum("rma,rmb->mab", W, W)  # eta Phi^T A^{-1} Phi
+            + self.lam * np.einsum("rma,rmb->mab", W, W)  # lam Phi^T A^{-1} Phi
         )
         return mean, cov
 
@@ -177,10 +180,11 @@ class DecoupledNystromPosterior(NystromVectorPosterior):
     :meth:`~kernelbandits.kernels.multitask.SeparableSum.shared_decoupling`.
     """
 
+    @renamed_parameters(eta="lam")
     def __init__(
         self,
         kernel: SeparableSum,
-        eta: float,
+        lam: float,
         dictionary: ArrayLike,
         weights: ArrayLike | None,
         X: ArrayLike,
@@ -189,7 +193,7 @@ class DecoupledNystromPosterior(NystromVectorPosterior):
         split = check_multitask_kernel(kernel).shared_decoupling()
         if split is None:
             raise ValueError(f"{kernel!r} has no shared decoupling; use BlockNystromPosterior")
-        super().__init__(kernel, eta, dictionary, weights, X, Y)
+        super().__init__(kernel, lam, dictionary, weights, X, Y)
         self.base, self.xi, self.directions = split
         Xa, Ya, D, w = self._Xa, self._Ya, self._D, self._w
         self.embedding = nystrom_embedding(self.base, D, w)
@@ -198,8 +202,8 @@ class DecoupledNystromPosterior(NystromVectorPosterior):
         self._train_embedding = phi  # reused when X is the data
         e, self._Q = np.linalg.eigh(phi.T @ phi)  # v = Q diag(e) Q^T
         e = np.maximum(e, 0.0)
-        # inv[j, r] = 1 / (xi_r e_j + eta): (xi_r v + eta I)^{-1} in the Q basis
-        self._inv = 1.0 / (np.outer(e, self.xi) + self.eta)
+        # inv[j, r] = 1 / (xi_r e_j + lam): (xi_r v + lam I)^{-1} in the Q basis
+        self._inv = 1.0 / (np.outer(e, self.xi) + self.lam)
         coords = Ya @ self.directions  # (t, r_dir): y_s^T u_r
         self._b = (phi @ self._Q).T @ coords  # Q^T sum_s (y_s^T u_r) phi(x_s), (r_k, r_dir)
 
@@ -211,7 +215,7 @@ class DecoupledNystromPosterior(NystromVectorPosterior):
         psi = phi @ self._Q  # (m, r_k)
         mean = self.xi * (psi @ (self._b * self._inv))  # eq. (8)
         residual = kxx - np.sum(psi**2, axis=1, keepdims=True)
-        var = self.xi * (residual + self.eta * (psi**2 @ self._inv))  # eq. (9)
+        var = self.xi * (residual + self.lam * (psi**2 @ self._inv))  # eq. (9)
         return mean, np.maximum(var, 0.0)
 
     def _predict(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -229,9 +233,10 @@ class DecoupledNystromPosterior(NystromVectorPosterior):
         return mean @ self.directions.T, norm
 
 
+@renamed_parameters(eta="lam")
 def nystrom_vector_posterior(
     kernel: SeparableSum,
-    eta: float,
+    lam: float,
     dictionary: ArrayLike,
     weights: ArrayLike | None,
     X: ArrayLike,
@@ -243,5 +248,5 @@ def nystrom_vector_posterior(
     if method not in ("auto", "block", "decoupled"):
         raise ValueError(f"method must be 'auto', 'block' or 'decoupled'; got {method!r}")
     if method == "block" or (method == "auto" and kernel.shared_decoupling() is None):
-        return BlockNystromPosterior(kernel, eta, dictionary, weights, X, Y)
-    return DecoupledNystromPosterior(kernel, eta, dictionary, weights, X, Y)
+        return BlockNystromPosterior(kernel, lam, dictionary, weights, X, Y)
+    return DecoupledNystromPosterior(kernel, lam, dictionary, weights, X, Y)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike, as_generator
 from kernelbandits._validation import FloatArray, as_points
 from kernelbandits.kernels.base import Kernel, Scaled
@@ -64,7 +65,8 @@ class RandomFourierFeatures(FeatureMap):
     ----------
     kernel : ``RBF`` or ``Matern`` (possibly wrapped in ``Scaled``); anything else raises.
     n_features : ``M``.
-    rng : seed or ``numpy.random.Generator`` for ``S`` and ``b`` (drawn once, here).
+    seed : seed or ``numpy.random.Generator`` for ``S`` and ``b`` (drawn once, here; ``rng=`` is
+        the deprecated spelling).
     dim : input dimension ``d``; needed when the kernel has a scalar lengthscale.
     normalize : rescale every ``phi(x)`` to norm ``sqrt(variance)`` so that
         ``k~(x, x) = variance`` exactly (the quantum BO authors' choice, Dai et al. 2023 code).
@@ -76,11 +78,12 @@ class RandomFourierFeatures(FeatureMap):
     variance : the kernel variance ``k(x, x)``.
     """
 
+    @renamed_parameters(rng="seed")
     def __init__(
         self,
         kernel: Kernel,
         n_features: int,
-        rng: SeedLike = None,
+        seed: SeedLike = None,
         dim: int | None = None,
         normalize: bool = False,
     ) -> None:
@@ -89,7 +92,7 @@ class RandomFourierFeatures(FeatureMap):
         M = int(n_features)
         if M < 1:
             raise ValueError(f"n_features must be a positive integer; got {n_features!r}")
-        gen = as_generator(rng)
+        gen = as_generator(seed)
         self.kernel = kernel
         self.variance = variance
         self.normalize = bool(normalize)

@@ -53,7 +53,7 @@ def _igpucb_beta() -> IGPUCBBeta:
     """
     from kernelbandits.policies.beta import IGPUCBBeta
 
-    return IGPUCBBeta(B=1.0, R=NOISE_STD, delta=0.1)
+    return IGPUCBBeta(norm_bound=1.0, noise_std=NOISE_STD, delta=0.1)
 
 
 def gp_ucb(problem: Problem, seed: int) -> Policy:

@@ -237,7 +237,7 @@ def _horizon(problem: Problem) -> int:
 def _common(problem: VectorProblem, seed: int, random: bool) -> dict[str, object]:
     return {
         "scalarization": problem.utility.scalarization,
-        "eta": ETA,
+        "lam": ETA,  # the paper's eta, the package's lam (glossary)
         "n_weights": N_ACQ_WEIGHTS,
         "random_scalarization": random,
         "seed": seed,
@@ -257,8 +257,8 @@ def _mtkb(
     if diagonal:
         kernel = ICM(base, np.diag(np.diag(kernel.task_matrices[0])))
     return MTKB(
-        vp.domain, kernel, b=vp.norm_bound, noise_std=vp.noise_std, delta=DELTA, beta=beta,
-        lipschitz=LIPSCHITZ, **_common(vp, seed, random),  # type: ignore[arg-type]
+        vp.domain, kernel, norm_bound=vp.norm_bound, noise_std=vp.noise_std, delta=DELTA,
+        beta=beta, lipschitz=LIPSCHITZ, **_common(vp, seed, random),  # type: ignore[arg-type]
     )  # fmt: skip
 
 
@@ -267,8 +267,8 @@ def _mtbkb(problem: Problem, seed: int, random: bool = False) -> Policy:
 
     vp, kernel, _ = _parts(problem)
     return MTBKB(
-        vp.domain, kernel, b=vp.norm_bound, noise_std=vp.noise_std, delta=DELTA, eps=EPS,
-        horizon=_horizon(problem), lipschitz=LIPSCHITZ,
+        vp.domain, kernel, norm_bound=vp.norm_bound, noise_std=vp.noise_std, delta=DELTA,
+        eps=EPS, horizon=_horizon(problem), lipschitz=LIPSCHITZ,
         **_common(vp, seed, random),  # type: ignore[arg-type]
     )  # fmt: skip
 
@@ -278,8 +278,8 @@ def _itkb(problem: Problem, seed: int, random: bool = False) -> Policy:
 
     vp, kernel, base = _parts(problem)
     return ITKB(
-        vp.domain, base, kernel.n_tasks, b=vp.norm_bound, noise_std=vp.noise_std, delta=DELTA,
-        lipschitz=LIPSCHITZ, **_common(vp, seed, random),  # type: ignore[arg-type]
+        vp.domain, base, kernel.n_tasks, norm_bound=vp.norm_bound, noise_std=vp.noise_std,
+        delta=DELTA, lipschitz=LIPSCHITZ, **_common(vp, seed, random),  # type: ignore[arg-type]
     )  # fmt: skip
 
 
@@ -288,8 +288,8 @@ def _itbkb(problem: Problem, seed: int, random: bool = False) -> Policy:
 
     vp, kernel, base = _parts(problem)
     return ITBKB(
-        vp.domain, base, kernel.n_tasks, b=vp.norm_bound, noise_std=vp.noise_std, delta=DELTA,
-        eps=EPS, horizon=_horizon(problem), lipschitz=LIPSCHITZ,
+        vp.domain, base, kernel.n_tasks, norm_bound=vp.norm_bound, noise_std=vp.noise_std,
+        delta=DELTA, eps=EPS, horizon=_horizon(problem), lipschitz=LIPSCHITZ,
         **_common(vp, seed, random),  # type: ignore[arg-type]
     )  # fmt: skip
 
@@ -364,7 +364,7 @@ def uniform_random(problem: Problem, seed: int) -> Policy:
     from kernelbandits.policies.vector import VectorRandomPolicy
 
     vp, _, _ = _parts(problem)
-    return VectorRandomPolicy(vp.domain, vp.n_outputs, seed=seed)
+    return VectorRandomPolicy(vp.domain, vp.n_tasks, seed=seed)
 
 
 # -- one radius for every policy (ablation of the sensor experiments) -------------------------

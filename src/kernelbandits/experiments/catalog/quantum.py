@@ -117,7 +117,7 @@ def _rff(
     kernel = RBF(lengthscale, variance=variance)
     dim = problem.domain.dim
     rng = np.random.default_rng([seed, 5])
-    return RandomFourierFeatures(kernel, n, rng=rng, dim=dim, normalize=True)
+    return RandomFourierFeatures(kernel, n, seed=rng, dim=dim, normalize=True)
 
 
 def _lam(budget: int) -> float:
@@ -170,7 +170,7 @@ def lin_ucb(problem: Problem, seed: int) -> Policy:
     from kernelbandits.policies.linucb import LinUCB
 
     prob = _reward_problem(problem)
-    return LinUCB(prob.domain, None, lam=1.0, noise_std=prob.noise_std, S=1.0, seed=seed)
+    return LinUCB(prob.domain, None, lam=1.0, noise_std=prob.noise_std, norm_bound=1.0, seed=seed)
 
 
 def q_lin_ucb(budget: int, estimator: Estimator, problem: Problem, seed: int) -> Policy:
@@ -180,7 +180,7 @@ def q_lin_ucb(budget: int, estimator: Estimator, problem: Problem, seed: int) ->
     prob = _reward_problem(problem)
     return QLinUCB(
         prob.domain, prob.reward_distribution, None, _estimator(estimator), budget=budget,
-        lam=1.0, S=1.0, radius="thm6", stage_delta=STAGE_ALPHA, seed=seed,
+        lam=1.0, norm_bound=1.0, beta="thm6", stage_delta=STAGE_ALPHA, seed=seed,
     )  # fmt: skip
 
 

@@ -167,7 +167,8 @@ def _transfer_problem(problem: Problem) -> TransferProblem:
 
 # -- policies ---------------------------------------------------------------------------------
 def _width(beta: float | None) -> BetaSchedule | float:
-    """The baselines' multiplier of sigma: ``sqrt(beta)``, or Thm 1's schedule for ``None``."""
+    """Every UCB method's multiplier of sigma (the package's ``beta``): ``sqrt(beta_t)`` of the
+    paper's constant ``beta_t``, or Thm 1's schedule (``SrinivasBeta(rho)``) for ``None``."""
     from kernelbandits.policies.beta import SrinivasBeta
 
     return SrinivasBeta(RHO) if beta is None else float(np.sqrt(beta))
@@ -213,7 +214,7 @@ def delta_bo(key: str, n_init: int, n_source: int | None, problem: Problem, seed
     m, s2 = output_level(source, s, s.k_g)
     pol = DeltaBO(
         prob.domain, _scaled(source, s2), _kernel(s.k_g, s2), _kernel(s.k_delta, s2),
-        noise_var=s.sigma_sq * s2, beta=s.beta, rho=RHO, seed=seed, prior_mean=m,
+        noise_var=s.sigma_sq * s2, beta=_width(s.beta), seed=seed, prior_mean=m,
     )  # fmt: skip
     return _finish(pol, n_init, seed)
 
@@ -227,7 +228,7 @@ def joint_gp(key: str, n_init: int, problem: Problem, seed: int) -> Policy:
     m, s2 = output_level(source, s, s.k_g)
     pol = JointGPUCB(
         prob.domain, _scaled(source, s2), _kernel(s.k_g, s2), _kernel(s.k_delta, s2),
-        noise_var=s.sigma_sq * s2, beta=s.beta, rho=RHO, seed=seed, prior_mean=m,
+        noise_var=s.sigma_sq * s2, beta=_width(s.beta), seed=seed, prior_mean=m,
     )  # fmt: skip
     return _finish(pol, n_init, seed)
 

@@ -26,6 +26,7 @@ from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
 from kernelbandits.kernels import RBF, Kernel, Matern
 from kernelbandits.kernels.base import check_theta
 from kernelbandits.policies.base import Policy
+from kernelbandits.policies.outcome import AffineOutcome
 from kernelbandits.policies.transfer import DeltaBO, JointGPUCB
 from kernelbandits.problems.transfer import SourceData
 from kernelbandits.regression.likelihood import schedule_point
@@ -66,55 +67,6 @@ class _Offset(Kernel):
 
     def __repr__(self) -> str:
         return f"Offset(variance={self.variance:g})"
-
-
-class _SourceScale(Policy):
-    """Mixin: a transfer policy working on the source's scale while the campaign tells it
-    standardised values.
-
-    The campaign tells ``z = (v - m_t) / sd_t`` (``v`` the target value, sign-adjusted); the
-    model wants ``(v - m_s) / sd_s``, which is ``a z + b`` with ``a = sd_t / sd_s`` and
-    ``b = (m_t - m_s) / sd_s``. :meth:`mean_sd` answers in the campaign's scale (it is what the
-    campaign hallucinates pending trials with); proposals use the source scale (the UCB argmax
-    is unchanged by a positive affine map anyway).
-    """
-
-    _a: float
-    _b: float
-
-    def _update(self, x: FloatArray, y: float) -> None:
-        super()._update(x, self._a * y + self._b)  # type: ignore[safe-super]
-
-    def _source_scale_mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        return super().mean_sd(X)  # type: ignore[misc]
-
-    def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        mu, sd = self._source_scale_mean_sd(X)
-        return (mu - self._b) / self._a, sd / self._a
-
-    def _propose(self) -> FloatArray:
-        if getattr(self, "_grid", None) is not None:
-            return np.asarray(super()._propose(), dtype=float)  # type: ignore[safe-super]
-        return self.domain.maximize(
-            lambda X: self._score(*self._source_scale_mean_sd(X)),  # type: ignore[attr-defined]
-            self.rng,
-        )
-
-
-class _SourceScaleDeltaBO(_SourceScale, DeltaBO):
-    """DeltaBO (Alg. 1) on the source's scale."""
-
-    def __init__(self, *args: Any, a: float, b: float, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._a, self._b = float(a), float(b)
-
-
-class _SourceScaleJoint(_SourceScale, JointGPUCB):
-    """GP-UCB on the exact joint posterior of ``f = g + delta``, on the source's scale."""
-
-    def __init__(self, *args: Any, a: float, b: float, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._a, self._b = float(a), float(b)
 
 
 @dataclass(frozen=True)
@@ -223,8 +175,8 @@ class DeltaBOSampler(GPUCBSampler):
     seed, independent_sampler
         As in :class:`GPUCBSampler`.
     beta
-        UCB width multiplier ``sqrt(beta_t)`` of eq. 7 (constant; ``beta_t = beta**2``), the
-        same meaning and default (2) as :class:`GPUCBSampler`'s ``beta``.
+        UCB width multiplier ``sqrt(beta_t)`` of eq. 7 (constant), the same meaning and default
+        (2) as :class:`GPUCBSampler`'s ``beta`` and DeltaBO's.
     n_startup_trials
         Random target trials before DeltaBO is used; default 0: the first trial already is the
         source model's UCB maximiser. With 0 and a source whose distributions are known (a
@@ -516,7 +468,7 @@ class DeltaBOSampler(GPUCBSampler):
         sign = 1.0 if direction == "maximize" else -1.0
         _, m_t, sd_t = standardize([sign * t.value for t in history if t.value is not None])
 
-        policy_class = _SourceScaleDeltaBO if self._model == "deltabo" else _SourceScaleJoint
+        policy_class = DeltaBO if self._model == "deltabo" else JointGPUCB
         offset = _Offset(self._offset_sd**2)
         source_kernel: Kernel = Matern(self._source_lengthscale, nu=2.5)
         delta_kernel: Kernel = RBF(self._delta_lengthscale, variance=self._tau**2) + offset
@@ -536,17 +488,18 @@ class DeltaBOSampler(GPUCBSampler):
             delta_kernel, noise, rho = fitted[2] + offset, fitted[3], fitted[4]
 
         def factory(domain: Domain, seed: int) -> Policy:
-            return policy_class(
+            model = policy_class(
                 domain,
                 SourceData(X_src, y_src, source_noise),
                 source_kernel,
                 delta_kernel,
                 noise,
-                beta=self._beta_value**2,
+                beta=self._beta_value,
                 seed=seed,
-                a=sd_t / (sd_s * rho),  # the policy is told y / rho (fit_delta)
-                b=(m_t - m_s) / (sd_s * rho),
             )
+            # the campaign tells z = (v - m_t) / sd_t; the model wants (v - m_s) / (sd_s rho)
+            # (the source's scale, divided by the task scale rho of fit_delta)
+            return AffineOutcome(model, sd_t / (sd_s * rho), (m_t - m_s) / (sd_s * rho))
 
         return factory
 

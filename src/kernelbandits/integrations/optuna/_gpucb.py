@@ -239,7 +239,7 @@ class GPUCBSampler(BaseSampler):
             self._make_policy(space, study, search_space, history),
             seed=self._seed,
             direction=study_direction(study),
-            n_initial=0,  # the startup trials were drawn by the independent sampler
+            n_init=0,  # the startup trials were drawn by the independent sampler
             pending="hallucinate",
         )
         proposal = camp.ask()

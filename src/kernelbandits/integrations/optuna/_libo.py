@@ -49,7 +49,7 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   matter and their scale; it fits in well under a second for 10 studies x 30 trials. Measured alternative: the paper's cosines
   put on every coordinate, one kernel per (coordinate, frequency) (:class:`CosineDictionary`),
   learn a very low-rank kernel whose UCB is pulled to the box's faces (cosines have their
-  largest prior variance there); on the sparse test family it beat GP-UCB in 2/8 seeds (``lam =
+  largest prior variance there); on the sparse test family it beat GP-UCB in 2/8 seeds (``penalty =
   0.1``, noise ``1e-2``), the SE dictionary in 6/8 (same settings) and 7/8 (defaults). The
   additive form cannot model interactions between parameters. Any ``base_kernels(space) ->
   BaseKernels`` can replace it.
@@ -108,6 +108,7 @@ from optuna.search_space import intersection_search_space
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
+from kernelbandits._deprecation import renamed_parameters
 from kernelbandits.campaign import Trial
 from kernelbandits.integrations.optuna._common import (
     _internal,
@@ -446,8 +447,8 @@ class LIBOSampler(GPUCBSampler):
     base_kernels
         ``space -> BaseKernels`` (e.g. :class:`CosineDictionary`, or
         ``lambda space: SEDictionary(space, (0.05, 0.2))``); ``None``: :class:`SEDictionary`.
-    lam, omega
-        META-KGL's group-lasso weight (per-task scale, see
+    penalty, omega
+        META-KGL's group-lasso weight (``lam=`` is the deprecated spelling) (per-task scale, see
         :mod:`kernelbandits.metalearning.kgl`) and selection threshold ``omega sqrt(s)``.
     noise_var
         GP noise variance on the standardised values.
@@ -487,6 +488,7 @@ class LIBOSampler(GPUCBSampler):
         does; ``False``: all uniform (Alg. 2 with Alg. 5).
     """
 
+    @renamed_parameters(lam="penalty")
     def __init__(
         self,
         family: str,
@@ -495,7 +497,7 @@ class LIBOSampler(GPUCBSampler):
         n_trials: int,
         beta: float = 2.0,
         base_kernels: Callable[[SearchSpace], BaseKernels] | None = None,
-        lam: float = 0.2,
+        penalty: float = 0.2,
         omega: float = 0.25,
         noise_var: float = 1e-3,
         on_mismatch: Literal["raise", "skip"] = "raise",
@@ -508,7 +510,7 @@ class LIBOSampler(GPUCBSampler):
             raise ValueError(f"family must be a non-empty string; got {family!r}")
         if isinstance(n_trials, bool) or int(n_trials) != n_trials or n_trials < 1:
             raise ValueError(f"n_trials must be an integer >= 1; got {n_trials!r}")
-        for name, value in (("lam", lam), ("omega", omega), ("noise_var", noise_var)):
+        for name, value in (("penalty", penalty), ("omega", omega), ("noise_var", noise_var)):
             if not (math.isfinite(float(value)) and float(value) > 0):
                 raise ValueError(f"{name} must be a positive number; got {value!r}")
         if on_mismatch not in ("raise", "skip"):
@@ -517,7 +519,8 @@ class LIBOSampler(GPUCBSampler):
         self.family = family
         self.n_trials = int(n_trials)
         self._base_kernels = base_kernels
-        self._lam, self._omega, self._noise_var = float(lam), float(omega), float(noise_var)
+        self._penalty, self._omega = float(penalty), float(omega)
+        self._noise_var = float(noise_var)
         self._on_mismatch = on_mismatch
         self._skip_warned: set[str] = set()
         self._kernels: dict[bytes, KernelEstimate] = {}  # META-KGL fits by their data
@@ -664,11 +667,11 @@ class LIBOSampler(GPUCBSampler):
         from kernelbandits.campaign import fit_key
 
         arrays = [part for task in tasks for part in task]
-        key = fit_key("|".join(names), arrays, [self._lam, self._omega])
+        key = fit_key("|".join(names), arrays, [self._penalty, self._omega])
         if key not in self._kernels:
             if len(self._kernels) >= 8:
                 self._kernels.pop(next(iter(self._kernels)))
-            self._kernels[key] = MetaKGL(base, lam=self._lam, omega=self._omega).fit(tasks)
+            self._kernels[key] = MetaKGL(base, penalty=self._penalty, omega=self._omega).fit(tasks)
         return self._kernels[key]
 
     # -- the sampler ----------------------------------------------------------------------------

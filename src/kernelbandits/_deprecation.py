@@ -1,0 +1,46 @@
+"""Renamed parameters keep working for one release, with a ``DeprecationWarning`` naming the
+new spelling (the glossary, ``docs/guide/glossary.md``, lists both)."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: a new name, or ``(new name, old value -> new value, how to write it)`` for a parameter whose
+#: meaning changed with its name (e.g. ``beta_t`` -> ``beta = sqrt(beta_t)``)
+Renaming = str | tuple[str, Callable[[Any], Any], str]
+
+
+def renamed_parameters(**old_to_new: Renaming) -> Callable[[F], F]:
+    """Decorate a function (or ``__init__``) whose keyword ``old`` is now ``new``: a call with
+    ``old=`` warns and is passed on as ``new=`` (converted if a converter is given); giving
+    both is a ``TypeError``."""
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, renaming in old_to_new.items():
+                if old not in kwargs:
+                    continue
+                new, convert, spelled = (
+                    (renaming, None, f"{renaming}=") if isinstance(renaming, str) else renaming
+                )
+                if new in kwargs:
+                    raise TypeError(f"pass {new}= only ({old}= is its deprecated spelling)")
+                warnings.warn(
+                    f"{old}= is deprecated and will be removed in the next release; "
+                    f"use {spelled} (see the glossary)",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+                value = kwargs.pop(old)
+                kwargs[new] = value if convert is None else convert(value)
+            return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
