@@ -68,6 +68,9 @@ def test_lifelong_problem_scores_each_round_against_its_task(env):
         prob.task_of_round(12)
     with pytest.raises(ValueError, match="steps_per_task"):
         LifelongProblem(prob.tasks, 0)
+    # a sequence has no single f (it used to answer with the first task's, silently)
+    with pytest.raises(ValueError, match=r"tasks\[s\]\.f"):
+        prob.f(X)
 
 
 # -- the policies -----------------------------------------------------------------------------

@@ -108,3 +108,14 @@ def test_tags_are_validated_and_wrappers_answer_for_what_they_wrap():
     assert wrapped.tags() == wrapped.policy.tags() and wrapped.tags().posterior
     assert POLICY_FACTORIES["q-gp-ucb"](grid, 0).tags().domains == ("grid",)
     assert POLICY_FACTORIES["mt-kb"](grid, 0).tags().n_tasks == 2
+
+
+def test_check_policy_refuses_bad_arguments():
+    make = POLICY_FACTORIES["random"]
+    with pytest.raises(ValueError, match="unknown \\['typo'\\]"):
+        check_policy(make, checks=("typo",))
+    with pytest.raises(ValueError, match="rounds"):
+        check_policy(make, rounds=0)
+    with pytest.raises(ValueError, match="factory"):
+        check_policy("GPUCB")  # type: ignore[arg-type]
+    assert check_policy(make, checks=("reproducible",)) == ["reproducible@grid", "reproducible@box"]

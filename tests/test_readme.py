@@ -1,69 +1,79 @@
-"""The Python example of the README runs as written."""
+"""The Python examples of the README run as written.
+
+Each test finds its example by a name the example defines (``trace = ...``), not by its
+position, so adding or reordering README sections does not break them."""
+
+from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
 
 
-def test_readme_python_example_runs():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
-    assert blocks, "the README has no Python example"
-    namespace: dict[str, object] = {}
-    exec(compile(blocks[0], str(README), "exec"), namespace)
-    trace = namespace["trace"]
-    assert trace.horizon == 200  # type: ignore[attr-defined]
-    assert trace.cumulative_regret[-1] < 0.2 * 200  # type: ignore[attr-defined]
+def run_example(*names: str) -> dict[str, Any]:
+    """Run the one README Python block that assigns every one of ``names`` at top level and
+    return its namespace."""
+    matches = [
+        block
+        for block in BLOCKS
+        if all(re.search(rf"^{re.escape(n)}\s*=", block, flags=re.MULTILINE) for n in names)
+    ]
+    assert len(matches) == 1, f"{len(matches)} README examples define {names}; expected one"
+    namespace: dict[str, Any] = {"__name__": "readme_example"}
+    exec(compile(matches[0], str(README), "exec"), namespace)
+    return namespace
 
 
-def test_readme_multitask_example_runs():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
-    assert len(blocks) >= 2, "the README has no multi-task example"
-    namespace: dict[str, object] = {}
-    exec(compile(blocks[1], str(README), "exec"), namespace)
-    mt, problem = namespace["mt"], namespace["problem"]
-    assert mt.y.shape == (100, 4)  # type: ignore[attr-defined]
-    uniform = problem.optimum_value - problem.f(problem.domain.points).mean()  # type: ignore[attr-defined]
-    assert mt.average_regret[-1] < 0.95 * uniform  # type: ignore[attr-defined]
+def test_every_readme_example_is_run_by_a_test() -> None:
+    tested = {("policy", "trace"), ("mt", "it"), ("trace", "naive"), ("qgpucb",)}
+    tested |= {("transfer", "baseline"), ("campaign",)}
+    for block in BLOCKS:
+        assert any(
+            all(re.search(rf"^{n}\s*=", block, flags=re.MULTILINE) for n in names)
+            for names in tested
+        ), f"a README example no test runs:\n{block[:200]}"
 
 
-def test_readme_lifelong_example_runs():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
-    assert len(blocks) >= 3, "the README has no lifelong example"
-    namespace: dict[str, object] = {}
-    exec(compile(blocks[2], str(README), "exec"), namespace)
-    trace, naive = namespace["trace"], namespace["naive"]
-    assert trace.horizon == 800  # type: ignore[attr-defined]
-    assert trace.cumulative_regret[-1] < naive.cumulative_regret[-1]  # type: ignore[attr-defined]
+def test_readme_first_example_runs() -> None:
+    trace = run_example("policy", "trace")["trace"]
+    assert trace.horizon == 200
+    assert trace.cumulative_regret[-1] < 0.2 * 200
 
 
-def test_readme_quantum_example_runs():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
-    assert len(blocks) >= 4, "the README has no quantum example"
-    namespace: dict[str, object] = {}
-    exec(compile(blocks[3], str(README), "exec"), namespace)
-    trace, policy = namespace["trace"], namespace["qgpucb"]
-    assert trace.horizon == 3000  # type: ignore[attr-defined]
-    assert policy.queries_charged == 3000  # type: ignore[attr-defined]
+def test_readme_multitask_example_runs() -> None:
+    ns = run_example("mt", "it")
+    mt, problem = ns["mt"], ns["problem"]
+    assert mt.y.shape == (100, 4)
+    uniform = problem.optimum_value - problem.f(problem.domain.points).mean()
+    assert mt.average_regret[-1] < 0.95 * uniform
+
+
+def test_readme_lifelong_example_runs() -> None:
+    ns = run_example("trace", "naive")
+    trace, naive = ns["trace"], ns["naive"]
+    assert trace.horizon == 800
+    assert trace.cumulative_regret[-1] < naive.cumulative_regret[-1]
+
+
+def test_readme_quantum_example_runs() -> None:
+    ns = run_example("qgpucb")
+    trace, policy = ns["trace"], ns["qgpucb"]
+    assert trace.horizon == 3000
+    assert policy.queries_charged == 3000
     # it ends on the best arm: most of the budget goes to near-optimal arms
-    assert trace.cumulative_regret[-1] < 0.1 * 3000  # type: ignore[attr-defined]
+    assert trace.cumulative_regret[-1] < 0.1 * 3000
 
 
-def test_readme_transfer_example_runs():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
-    assert len(blocks) >= 5, "the README has no transfer example"
-    namespace: dict[str, object] = {}
-    exec(compile(blocks[4], str(README), "exec"), namespace)
-    transfer, baseline = namespace["transfer"], namespace["baseline"]
-    assert transfer.horizon == 30  # type: ignore[attr-defined]
-    assert transfer.cumulative_regret[-1] < baseline.cumulative_regret[-1]  # type: ignore[attr-defined]
+def test_readme_transfer_example_runs() -> None:
+    ns = run_example("transfer", "baseline")
+    assert ns["transfer"].horizon == 30
+    assert ns["transfer"].cumulative_regret[-1] < ns["baseline"].cumulative_regret[-1]
 
 
-def test_readme_campaign_example_runs():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
-    assert len(blocks) >= 6, "the README has no ask/tell example"
-    namespace: dict[str, object] = {}
-    exec(compile(blocks[5], str(README), "exec"), namespace)
-    best = namespace["campaign"].best  # type: ignore[attr-defined]
+def test_readme_campaign_example_runs() -> None:
+    best = run_example("campaign")["campaign"].best
     # the optimum is lr = 0.01, 3 layers, adam (value 0); 20 trials get close
     assert best.params["optimizer"] == "adam" and best.value > -0.3

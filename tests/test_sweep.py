@@ -253,3 +253,28 @@ def test_a_worker_that_dies_breaks_no_sweep_its_runs_are_failed_and_retried(tmp_
     assert result.n_failed >= 2
     again = run_sweep([_specs.CRASH_ID], tmp_path, backend="processes", n_jobs=2)
     assert again.n_executed == result.n_failed  # the failed runs are retried
+
+
+def test_an_interrupted_process_pool_stops_its_runs_in_flight() -> None:
+    """Closing the sweep's process generator (what Ctrl-C does) terminates the workers of the
+    runs in flight at once, through the public ``active_children``, and no other process."""
+    import multiprocessing
+
+    from kernelbandits.experiments import get
+    from kernelbandits.experiments.sweep import _processes
+
+    bystander = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(30,))
+    bystander.start()  # a child that is not the pool's: it must survive
+    try:
+        spec = get(_specs.SLOW_ID)
+        quick = RunKey(_specs.SLOW_ID, "Greedy", 0, 1)
+        long_runs = [RunKey(_specs.SLOW_ID, "Sleepy", s, 4000) for s in range(4)]  # ~20 s each
+        runs = _processes([quick, *long_runs], {_specs.SLOW_ID: spec}, n_jobs=2)
+        assert next(runs).error is None  # the quick run; the long ones are now in flight
+        start = time.perf_counter()
+        runs.close()
+        assert time.perf_counter() - start < 10.0  # not the 20 s a run would take
+        assert multiprocessing.active_children() == [bystander]
+    finally:
+        bystander.terminate()
+        bystander.join()

@@ -15,9 +15,3 @@ def as_generator(seed: SeedLike) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
     return np.random.default_rng(seed)
-
-
-def child_seeds(seed: int | np.random.SeedSequence | None, n: int) -> list[np.random.SeedSequence]:
-    """Spawn ``n`` independent seed sequences from ``seed`` (reproducible for an int seed)."""
-    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    return root.spawn(n)

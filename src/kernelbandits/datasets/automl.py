@@ -92,11 +92,6 @@ class AutoMLTables:
         """``(m1, m2)``."""
         return (self.axis_values[0].size, self.axis_values[1].size)
 
-    @property
-    def best_values(self) -> FloatArray:
-        """``(T,)`` the optimum of each task (the reference for regret)."""
-        return self.values.max(axis=1)
-
     def surface(self, task: int | str) -> FloatArray:
         """``(m1, m2)`` values of one task (by index or name) on the lattice."""
         t = self.task_names.index(task) if isinstance(task, str) else task

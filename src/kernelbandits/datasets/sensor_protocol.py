@@ -218,87 +218,16 @@ def sensor_tasks(
     if int(n_restarts) != n_restarts or n_restarts < 0:
         raise ValueError(f"n_restarts must be a non-negative integer; got {n_restarts!r}")
     rng = as_generator(seed)
-    n_sensors_all, n_tasks = locations.shape[0], values.shape[1]
-
-    counts_all = np.bincount(sensor_index, minlength=n_sensors_all)
-    kept = counts_all >= 2
-    if kept.sum() < 2:
-        raise ValueError(
-            f"readings must have at least 2 sensors with 2 or more readings each; "
-            f"got {int(kept.sum())}"
-        )
-    sensors = np.flatnonzero(kept).astype(np.int64)
-    new_row = np.full(n_sensors_all, -1, dtype=np.int64)
-    new_row[sensors] = np.arange(sensors.size)
-    n_sensors = sensors.size
-
-    # 1. per-sensor random split: sort readings by (sensor, uniform key), first floor(n_s/2) go to f
-    rows = np.flatnonzero(kept[sensor_index])
-    owner = new_row[sensor_index[rows]]
-    order = np.lexsort((rng.random(rows.size), owner))
-    counts = np.bincount(owner, minlength=n_sensors)
-    starts = np.cumsum(counts) - counts
-    rank = np.arange(rows.size) - starts[owner[order]]
-    to_objective = rank < counts[owner[order]] // 2
-    objective_mask = np.zeros(sensor_index.size, dtype=bool)
-    objective_mask[rows[order[to_objective]]] = True
-    estimation_mask = np.zeros(sensor_index.size, dtype=bool)
-    estimation_mask[rows[order[~to_objective]]] = True
-    objective_counts = (counts // 2).astype(np.int64)
-    estimation_counts = (counts - counts // 2).astype(np.int64)
-
-    obj_owner = new_row[sensor_index[objective_mask]]
-    est_owner = new_row[sensor_index[estimation_mask]]
-    obj_values, est_values = values[objective_mask], values[estimation_mask]
-    obj_means = _group_means(obj_owner, obj_values, objective_counts)
-    est_means = _group_means(est_owner, est_values, estimation_counts)
-
-    # 2. standardisation from the estimation half
-    task_mean = est_means.mean(axis=0)
-    task_scale = est_values.std(axis=0, ddof=1)
-    for j in range(n_tasks):
-        if not task_scale[j] > 0.0:
-            raise ValueError(
-                f"readings.values: task {task_names[j]!r} is constant in the estimation half; "
-                f"it cannot be standardised"
-            )
-    f = (obj_means - task_mean) / task_scale
-    R = (est_means - task_mean) / task_scale
-
-    # 7. pooled within-sensor variance of the standardised estimation readings
-    dof = est_values.shape[0] - n_sensors
-    if dof < 1:
-        raise ValueError(
-            "readings must give some sensor 3 or more readings, so that the estimation half "
-            "has a within-sensor variance"
-        )
-    resid = (est_values - est_means[est_owner]) / task_scale
-    noise_vars = np.sum(resid**2, axis=0) / dof
-
-    # 4. type-II ML fit of an SE kernel + nugget on the leading combination of the tasks
-    X = locations[sensors]
-    _, eigvec = np.linalg.eigh(R.T @ R)
-    y = R @ eigvec[:, -1]
-    y_var = max(float(np.var(y)), 1e-3)
-    distances = pdist(X)
-    start_ls = float(np.median(distances[distances > 0])) if np.any(distances > 0) else 1.0
-    fitted, nugget = fit_hyperparameters(
-        RBF(start_ls, y_var),
-        X,
-        y,
-        noise_var=min(max(y_var / 10.0, 1e-6), 10.0),
-        fit_noise=True,
-        n_restarts=int(n_restarts),
-        seed=rng,
+    sensors, new_row = _kept_sensors(sensor_index, locations.shape[0])
+    halves = _split_halves(sensor_index, new_row, sensors.size, rng)  # step 1
+    f, R, task_mean, task_scale, noise_vars = _standardised_halves(  # steps 2 and 7
+        values, sensor_index, new_row, halves, task_names
     )
-    assert isinstance(fitted, RBF)
-    lengthscale = float(fitted.lengthscale[0])
-    kernel_variance = float(fitted.variance)
+    X = locations[sensors]
+    lengthscale, kernel_variance, nugget = _fit_spatial_kernel(X, R, n_restarts, rng)  # step 4
     rho = ridge if ridge is not None else max(nugget / kernel_variance, MIN_RIDGE)
-
-    # 3., 5., 6. task matrix
-    B = task_matrix(R, X, lengthscale, rho)
-
+    B = task_matrix(R, X, lengthscale, rho)  # steps 3, 5 and 6
+    objective_mask, _, objective_counts, estimation_counts = halves
     return SensorTasks(
         locations=X,
         values=f,
@@ -317,6 +246,108 @@ def sensor_tasks(
         estimation_counts=estimation_counts,
         objective_mask=objective_mask,
     )
+
+
+def _kept_sensors(sensor_index: IntArray, n_sensors_all: int) -> tuple[IntArray, IntArray]:
+    """The sensors with 2 or more readings ``(S,)`` and every sensor's row among them (``-1``
+    for a dropped one), ``(n_sensors_all,)``; ``ValueError`` if fewer than 2 remain."""
+    counts_all = np.bincount(sensor_index, minlength=n_sensors_all)
+    kept = counts_all >= 2
+    if kept.sum() < 2:
+        raise ValueError(
+            f"readings must have at least 2 sensors with 2 or more readings each; "
+            f"got {int(kept.sum())}"
+        )
+    sensors = np.flatnonzero(kept).astype(np.int64)
+    new_row = np.full(n_sensors_all, -1, dtype=np.int64)
+    new_row[sensors] = np.arange(sensors.size)
+    return sensors, new_row
+
+
+#: ``(objective_mask (N,), estimation_mask (N,), objective_counts (S,), estimation_counts (S,))``
+Halves = tuple[NDArray[np.bool_], NDArray[np.bool_], IntArray, IntArray]
+
+
+def _split_halves(
+    sensor_index: IntArray, new_row: IntArray, n_sensors: int, rng: np.random.Generator
+) -> Halves:
+    """Step 1, the per-sensor random split: each kept sensor's readings sorted by a uniform key,
+    the first ``floor(n_s / 2)`` to the objective ``f``, the rest to the estimation half."""
+    kept = new_row >= 0
+    rows = np.flatnonzero(kept[sensor_index])
+    owner = new_row[sensor_index[rows]]
+    order = np.lexsort((rng.random(rows.size), owner))
+    counts = np.bincount(owner, minlength=n_sensors)
+    starts = np.cumsum(counts) - counts
+    rank = np.arange(rows.size) - starts[owner[order]]
+    to_objective = rank < counts[owner[order]] // 2
+    objective_mask = np.zeros(sensor_index.size, dtype=bool)
+    objective_mask[rows[order[to_objective]]] = True
+    estimation_mask = np.zeros(sensor_index.size, dtype=bool)
+    estimation_mask[rows[order[~to_objective]]] = True
+    objective_counts = (counts // 2).astype(np.int64)
+    estimation_counts = (counts - counts // 2).astype(np.int64)
+    return objective_mask, estimation_mask, objective_counts, estimation_counts
+
+
+def _standardised_halves(
+    values: FloatArray,
+    sensor_index: IntArray,
+    new_row: IntArray,
+    halves: Halves,
+    task_names: tuple[str, ...],
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+    """Step 2, the standardisation from the estimation half, and step 7, the pooled
+    within-sensor noise variance: ``(f (S, n), R (S, n), task_mean (n,), task_scale (n,),
+    noise_vars (n,))``."""
+    objective_mask, estimation_mask, objective_counts, estimation_counts = halves
+    obj_owner = new_row[sensor_index[objective_mask]]
+    est_owner = new_row[sensor_index[estimation_mask]]
+    est_values = values[estimation_mask]
+    obj_means = _group_means(obj_owner, values[objective_mask], objective_counts)
+    est_means = _group_means(est_owner, est_values, estimation_counts)
+    task_mean = est_means.mean(axis=0)
+    task_scale = est_values.std(axis=0, ddof=1)
+    for j in range(values.shape[1]):
+        if not task_scale[j] > 0.0:
+            raise ValueError(
+                f"readings.values: task {task_names[j]!r} is constant in the estimation half; "
+                f"it cannot be standardised"
+            )
+    dof = est_values.shape[0] - objective_counts.size
+    if dof < 1:
+        raise ValueError(
+            "readings must give some sensor 3 or more readings, so that the estimation half "
+            "has a within-sensor variance"
+        )
+    resid = (est_values - est_means[est_owner]) / task_scale
+    noise_vars = np.sum(resid**2, axis=0) / dof
+    f = (obj_means - task_mean) / task_scale
+    R = (est_means - task_mean) / task_scale
+    return f, R, task_mean, task_scale, noise_vars
+
+
+def _fit_spatial_kernel(
+    X: FloatArray, R: FloatArray, n_restarts: int, rng: np.random.Generator
+) -> tuple[float, float, float]:
+    """Step 4, the type-II ML fit of an SE kernel plus a nugget on the leading combination of
+    the tasks: ``(lengthscale, kernel variance, nugget)``."""
+    _, eigvec = np.linalg.eigh(R.T @ R)
+    y = R @ eigvec[:, -1]
+    y_var = max(float(np.var(y)), 1e-3)
+    distances = pdist(X)
+    start_ls = float(np.median(distances[distances > 0])) if np.any(distances > 0) else 1.0
+    fitted, nugget = fit_hyperparameters(
+        RBF(start_ls, y_var),
+        X,
+        y,
+        noise_var=min(max(y_var / 10.0, 1e-6), 10.0),
+        fit_noise=True,
+        n_restarts=int(n_restarts),
+        seed=rng,
+    )
+    assert isinstance(fitted, RBF)
+    return float(fitted.lengthscale[0]), float(fitted.variance), float(nugget)
 
 
 def _group_means(owner: IntArray, values: FloatArray, counts: IntArray) -> FloatArray:

@@ -205,6 +205,7 @@ def _processes(
     todo: list[RunKey], specs: dict[str, ExperimentSpec], n_jobs: int
 ) -> Iterator[RunResult]:
     ctx = multiprocessing.get_context("spawn")
+    earlier = {p.pid for p in multiprocessing.active_children()}  # not ours to stop
     pool = ProcessPoolExecutor(
         n_jobs, mp_context=ctx, initializer=_init_pool_worker, initargs=(os.getpid(),)
     )
@@ -219,9 +220,9 @@ def _processes(
         finished = True
     finally:
         if not finished:  # interrupted: stop the runs in flight instead of waiting for them
-            workers = getattr(pool, "_processes", None) or {}  # pid -> Process (CPython)
-            for process in list(workers.values()):
-                process.terminate()
+            for process in multiprocessing.active_children():  # the pool's workers
+                if process.pid not in earlier:
+                    process.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernelbandits._validation import FloatArray
+from kernelbandits._validation import FloatArray, check_count
 from kernelbandits.domains import Box, Domain, Grid
 from kernelbandits.policies.base import Policy, PolicyTags
 
@@ -65,6 +65,11 @@ def check_policy(
     rounds : the observations made before each check.
     checks : run only these (default: all that apply).
     """
+    dim, rounds = check_count(dim, "dim"), check_count(rounds, "rounds")
+    if checks is not None and (unknown := sorted(set(checks) - set(_CHECKS))):
+        raise ValueError(f"checks: unknown {unknown}; the checks are {sorted(_CHECKS)}")
+    if not callable(factory):
+        raise ValueError("factory must be a callable (domain, seed) -> Policy")
     done: list[str] = []
     probe = factory(_domain("grid", dim), 0)
     tags = probe.tags()

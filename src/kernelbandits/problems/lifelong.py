@@ -77,8 +77,12 @@ class LifelongProblem(Problem):
         return s
 
     def f(self, X: ArrayLike) -> FloatArray:
-        """The *first* task's values; use :meth:`trajectory_values` for a played sequence."""
-        return self.tasks[0].f(X)
+        """A sequence of tasks has no single ``f``: ``ValueError`` pointing to ``tasks[s].f``
+        (one task) and :meth:`trajectory_values` (a played sequence)."""
+        raise ValueError(
+            f"{self.name} is a sequence of {self.n_tasks} tasks with one f each: use "
+            "problem.tasks[s].f(X) for task s, or problem.trajectory_values(X) for a run"
+        )
 
     @property
     def optimum_value(self) -> float:
@@ -200,12 +204,6 @@ class SparseKernelEnvironment:
 
     def lifelong(self, n_tasks: int, steps_per_task: int) -> LifelongProblem:
         return LifelongProblem(self.tasks(n_tasks), steps_per_task, "sparse-kernel-lifelong", self)
-
-
-def default_grid(base: BaseKernels, lower: float, upper: float, per_axis: int) -> Grid:
-    """A regular grid on ``[lower, upper]^dim`` for the base kernels' input dimension."""
-    dim = base.input_dim or 1
-    return Grid.lattice([lower] * dim, [upper] * dim, per_axis)
 
 
 class TabularEnvironment:

@@ -35,9 +35,10 @@ The amplitude problem of a reward (shared by the simulators and the Qiskit backe
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -59,6 +60,7 @@ __all__ = [
     "ClassicalMonteCarlo",
     "GaussianEncoding",
     "IAEOutcome",
+    "IterativeAEEstimator",
     "SimulatedCanonicalQAE",
     "SimulatedIAE",
     "amplitude_problem",
@@ -501,28 +503,21 @@ def iterative_amplitude_estimation(
     )
 
 
-class IAESettings:
-    """Settings shared by :class:`SimulatedIAE` and ``QiskitIAE``; :meth:`_configure` validates
-    and stores them (``alpha``, ``shots``, ``min_ratio``, ``num_qubits``, ``rescaling_factor``,
-    ``zero_query_fallback``, ``count``)."""
+class IterativeAEEstimator(MeanEstimator):
+    """Iterative amplitude estimation as a :class:`MeanEstimator`: the settings shared by
+    :class:`SimulatedIAE` and ``QiskitIAE`` (validated here; see :class:`SimulatedIAE` for
+    their meaning) and :meth:`estimate` from the subclass's :meth:`run`."""
 
-    alpha: float | None
-    shots: int | None
-    min_ratio: float
-    num_qubits: int
-    rescaling_factor: float
-    zero_query_fallback: bool
-    count: QueryCount
-
-    def _configure(
+    def __init__(
         self,
-        alpha: float | None,
-        shots: int | None,
-        min_ratio: float,
-        num_qubits: int,
-        rescaling_factor: float,
-        zero_query_fallback: bool,
-        count: QueryCount,
+        alpha: float | None = None,
+        shots: int | None = None,
+        *,
+        min_ratio: float = 2.0,
+        num_qubits: int = 6,
+        rescaling_factor: float = 1.0,
+        zero_query_fallback: bool = False,
+        count: QueryCount = "grover",
     ) -> None:
         if count not in ("grover", "oracle"):
             raise ValueError(f"count must be 'grover' or 'oracle'; got {count!r}")
@@ -537,10 +532,31 @@ class IAESettings:
         self.num_qubits = int(num_qubits)
         self.rescaling_factor = float(rescaling_factor)
         self.zero_query_fallback = bool(zero_query_fallback)
-        self.count = count
+        self.count: QueryCount = count
+
+    def _alpha_and_shots(self, epsilon_target: float, delta: float) -> tuple[float, int]:
+        """IAE's confidence level (``delta`` unless fixed) and the shots per round."""
+        alpha = delta if self.alpha is None else self.alpha
+        return alpha, self.shots or iae_default_shots(epsilon_target, alpha)
+
+    def _queries(self, powers: Sequence[int], shots: int, target: float, alpha: float) -> int:
+        """The charge of one run (:func:`charged_queries` with this estimator's rules)."""
+        return charged_queries(powers, shots, self.count, self.zero_query_fallback, target, alpha)
+
+    @abstractmethod
+    def run(
+        self, reward: RewardDistribution, eps: float, delta: float, rng: np.random.Generator
+    ) -> tuple[MeanEstimate, Any]:
+        """:meth:`estimate` and the full outcome of the run."""
+
+    def estimate(
+        self, reward: RewardDistribution, eps: float, delta: float, rng: np.random.Generator
+    ) -> MeanEstimate:
+        """IAE estimate of ``reward.mean`` and its query count."""
+        return self.run(reward, eps, delta, rng)[0]
 
 
-class SimulatedIAE(IAESettings, MeanEstimator):
+class SimulatedIAE(IterativeAEEstimator):
     """Exact classical simulation of Qiskit's iterative amplitude estimation on a reward oracle.
 
     Reproduces the law of ``(estimation_processed, num_oracle_queries)`` of
@@ -573,21 +589,6 @@ class SimulatedIAE(IAESettings, MeanEstimator):
 
     name = "simulated-iae"
 
-    def __init__(
-        self,
-        alpha: float | None = None,
-        shots: int | None = None,
-        *,
-        min_ratio: float = 2.0,
-        num_qubits: int = 6,
-        rescaling_factor: float = 1.0,
-        zero_query_fallback: bool = False,
-        count: QueryCount = "grover",
-    ) -> None:
-        self._configure(
-            alpha, shots, min_ratio, num_qubits, rescaling_factor, zero_query_fallback, count
-        )
-
     def run(
         self,
         reward: RewardDistribution,
@@ -601,8 +602,7 @@ class SimulatedIAE(IAESettings, MeanEstimator):
         problem = amplitude_problem(
             reward, eps, num_qubits=self.num_qubits, rescaling_factor=self.rescaling_factor
         )
-        alpha = delta if self.alpha is None else self.alpha
-        shots = self.shots or iae_default_shots(problem.epsilon_target, alpha)
+        alpha, shots = self._alpha_and_shots(problem.epsilon_target, delta)
         theta = float(np.arcsin(np.sqrt(problem.amplitude)))
 
         def measure(k: int, n: int) -> int:
@@ -612,22 +612,9 @@ class SimulatedIAE(IAESettings, MeanEstimator):
         outcome = iterative_amplitude_estimation(
             measure, problem.epsilon_target, alpha, shots, min_ratio=self.min_ratio
         )
-        queries = charged_queries(
-            outcome.powers, shots, self.count, self.zero_query_fallback,
-            problem.epsilon_target, alpha,
-        )  # fmt: skip
+        queries = self._queries(outcome.powers, shots, problem.epsilon_target, alpha)
         value = problem.post_processing(outcome.estimation)
         return MeanEstimate(value=value, queries=queries), outcome
-
-    def estimate(
-        self,
-        reward: RewardDistribution,
-        eps: float,
-        delta: float,
-        rng: np.random.Generator,
-    ) -> MeanEstimate:
-        """IAE estimate of ``reward.mean`` and Qiskit's ``num_oracle_queries``."""
-        return self.run(reward, eps, delta, rng)[0]
 
 
 # --------------------------------------------------------------------------------------------

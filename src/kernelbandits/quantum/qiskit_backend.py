@@ -28,18 +28,15 @@ import numpy as np
 from kernelbandits.quantum.base import (
     BernoulliReward,
     MeanEstimate,
-    MeanEstimator,
     RewardDistribution,
 )
 from kernelbandits.quantum.estimators import (
     GaussianEncoding,
-    IAESettings,
+    IterativeAEEstimator,
     QueryCount,
     _check_eps_delta,
     _check_generator,
     _check_reward,
-    charged_queries,
-    iae_default_shots,
     iae_target_epsilon,
 )
 from kernelbandits.quantum.qiskit_sampling import OutcomeDistributions, exact_counts_sampler
@@ -191,7 +188,7 @@ def _reseeding_sampler(backend: Any, shots: int, rng: np.random.Generator) -> An
     return _ReseedingSampler()
 
 
-class QiskitIAE(IAESettings, MeanEstimator):
+class QiskitIAE(IterativeAEEstimator):
     """Qiskit's ``IterativeAmplitudeEstimation`` on the Aer simulator (the paper's QMC).
 
     Parameters
@@ -241,9 +238,11 @@ class QiskitIAE(IAESettings, MeanEstimator):
         from qiskit.transpiler.preset_passmanagers import generate_preset_pass_manager
         from qiskit_aer import AerSimulator
 
-        self._configure(
-            alpha, shots, min_ratio, num_qubits, rescaling_factor, zero_query_fallback, count
-        )
+        super().__init__(
+            alpha, shots, min_ratio=min_ratio, num_qubits=num_qubits,
+            rescaling_factor=rescaling_factor, zero_query_fallback=zero_query_fallback,
+            count=count,
+        )  # fmt: skip
         self.noise_model = noise_model
         self._backend = (
             AerSimulator() if noise_model is None else AerSimulator(noise_model=noise_model)
@@ -282,8 +281,7 @@ class QiskitIAE(IAESettings, MeanEstimator):
         rng = _check_generator(rng)
         reward = _check_reward(reward)
         target = iae_target_epsilon(reward, eps)
-        alpha = delta if self.alpha is None else self.alpha
-        shots = self.shots or iae_default_shots(target, alpha)
+        alpha, shots = self._alpha_and_shots(target, delta)
         iae = IterativeAmplitudeEstimation(
             epsilon_target=target,
             alpha=alpha,
@@ -297,18 +295,6 @@ class QiskitIAE(IAESettings, MeanEstimator):
             transpiler=self._pass_manager,
         )
         result = iae.estimate(self._problem(reward))
-        queries = charged_queries(
-            result.powers, shots, self.count, self.zero_query_fallback, target, alpha
-        )
+        queries = self._queries(result.powers, shots, target, alpha)
         value = float(result.estimation_processed)
         return MeanEstimate(value=value, queries=queries), result
-
-    def estimate(
-        self,
-        reward: RewardDistribution,
-        eps: float,
-        delta: float,
-        rng: np.random.Generator,
-    ) -> MeanEstimate:
-        """IAE estimate of ``reward.mean`` and its ``num_oracle_queries``."""
-        return self.run(reward, eps, delta, rng)[0]

@@ -2,6 +2,7 @@
 type-II maximum likelihood, Nystrom (BKB) embeddings and random Fourier features; the
 vector-valued (multi-task) posterior in block form and on the ICM fast path, exact and sketched."""
 
+from kernelbandits.regression.base import Posterior
 from kernelbandits.regression.gp import (
     CandidatePosterior,
     GPPosterior,
@@ -34,6 +35,7 @@ from kernelbandits.regression.nystrom import (
     resample_dictionary,
 )
 from kernelbandits.regression.rff import RandomFourierFeatures
+from kernelbandits.regression.source_target import SourceTargetGP
 
 __all__ = [
     "BlockNystromPosterior",
@@ -45,7 +47,9 @@ __all__ = [
     "GPPosterior",
     "NystromEmbedding",
     "NystromPosterior",
+    "Posterior",
     "RandomFourierFeatures",
+    "SourceTargetGP",
     "VectorPosterior",
     "batch_posterior",
     "fit_constant_mean_and_scale",

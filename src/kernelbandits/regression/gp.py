@@ -317,9 +317,7 @@ class GPPosterior:
             X[:t] = self._X[:t]
         self._L, self._X = L, X
         self._y, self._lam, self._z = (np.resize(a[:t], cap) for a in (self._y, self._lam, self._z))
-        self._cap = cap
-        for tracker in self._trackers:
-            tracker._reserve(cap)
+        self._cap = cap  # the trackers keep their rows in blocks (RowBlocks): nothing to grow
 
 
 class RowBlocks:
@@ -489,9 +487,6 @@ class CandidatePosterior:
         # k_t(X_c)^T C^{-1} v = V^T L^{-1} v for v = f(X_t) + eps, one column per draw
         w_obs = self._post._solve_L((prior[:, observed] + noise).T)  # (t, n)
         return self._mean + prior - self._V.left_multiply(w_obs)
-
-    def _reserve(self, cap: int) -> None:
-        """Nothing to reserve: the rows live in blocks that are added as needed."""
 
     def _extend(self, Xn: FloatArray, L21t: FloatArray, L22: FloatArray, z2: FloatArray) -> None:
         """Append the rows of ``V`` for ``n`` new points (block forward substitution)."""

@@ -236,9 +236,7 @@ class BlockPosterior(VectorPosterior):
         X = np.zeros((cap, self.input_dim))
         X[: self._t] = self._X[: self._t]
         self._L, self._X, self._z = L, X, np.resize(self._z[:N], cap * n)
-        self._cap = cap
-        for tracker in self._trackers:
-            tracker._reserve(cap * n)
+        self._cap = cap  # the trackers keep their rows in blocks: nothing to grow
 
 
 class BlockCandidates(VectorCandidates):
@@ -275,9 +273,6 @@ class BlockCandidates(VectorCandidates):
         """``L^{-1} G_t(x_j)``, shape ``(N, n)``."""
         n = self._post._n
         return self._V.columns(slice(j * n, (j + 1) * n))
-
-    def _reserve(self, rows: int) -> None:
-        """Nothing to reserve: the rows live in blocks that are added as needed."""
 
     def _extend(self, x: FloatArray, L21t: FloatArray, L22: FloatArray, z2: FloatArray) -> None:
         post = self._post

@@ -59,12 +59,23 @@ class NystromVectorPosterior(ABC):
         X: ArrayLike,
         Y: ArrayLike,
     ) -> None:
-        """Validate and store the common inputs (see the subclasses for their meaning)."""
+        """Validate and store the common inputs (see the subclasses for their meaning), then
+        build the subclass's sketch (:meth:`_build`)."""
         self.kernel = check_multitask_kernel(kernel)
+        self._check_kernel(self.kernel)
         self.lam = check_positive(lam, "lam")
         self._Xa, self._Ya, self._D, self._w = _data(self.kernel, dictionary, weights, X, Y)
         self.input_dim = int(self._Xa.shape[1])
         self.dictionary_size = int(self._D.shape[0])
+        self._build()
+
+    def _check_kernel(self, kernel: SeparableSum) -> None:
+        """Refuse a kernel this sketch cannot use (``ValueError``); any by default."""
+        del kernel
+
+    @abstractmethod
+    def _build(self) -> None:
+        """The embedding and the factorisation of the data in it (once, at construction)."""
 
     def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """``mu~_t (m, n)`` and ``Gamma~_t(x, x) (m, n, n)`` at the rows of ``X (m, d)``."""
@@ -121,22 +132,12 @@ class BlockNystromPosterior(NystromVectorPosterior):
     X, Y : all observations so far, ``(t, d)`` and ``(t, n)``.
     """
 
-    @renamed_parameters(eta="lam")
-    def __init__(
-        self,
-        kernel: SeparableSum,
-        lam: float,
-        dictionary: ArrayLike,
-        weights: ArrayLike | None,
-        X: ArrayLike,
-        Y: ArrayLike,
-    ) -> None:
-        super().__init__(kernel, lam, dictionary, weights, X, Y)
+    def _build(self) -> None:
         Xa, Ya, D, w = self._Xa, self._Ya, self._D, self._w
         n = self.kernel.n_tasks
         wn = np.repeat(w, n)  # one weight per (dictionary point, task) row
         if D.shape[0]:
-            G = wn[:, None] * kernel.gram(D) * wn[None, :]
+            G = wn[:, None] * self.kernel.gram(D) * wn[None, :]
             s, U = eigh(0.5 * (G + G.T))
             keep = s > G.shape[0] * np.finfo(float).eps * max(float(s.max()), 0.0)
             self._proj = (wn[:, None] * U[:, keep]) / np.sqrt(s[keep])  # W U_r S_r^{-1/2}
@@ -180,20 +181,13 @@ class DecoupledNystromPosterior(NystromVectorPosterior):
     :meth:`~kernelbandits.kernels.multitask.SeparableSum.shared_decoupling`.
     """
 
-    @renamed_parameters(eta="lam")
-    def __init__(
-        self,
-        kernel: SeparableSum,
-        lam: float,
-        dictionary: ArrayLike,
-        weights: ArrayLike | None,
-        X: ArrayLike,
-        Y: ArrayLike,
-    ) -> None:
-        split = check_multitask_kernel(kernel).shared_decoupling()
-        if split is None:
+    def _check_kernel(self, kernel: SeparableSum) -> None:
+        if kernel.shared_decoupling() is None:
             raise ValueError(f"{kernel!r} has no shared decoupling; use BlockNystromPosterior")
-        super().__init__(kernel, lam, dictionary, weights, X, Y)
+
+    def _build(self) -> None:
+        split = self.kernel.shared_decoupling()
+        assert split is not None  # _check_kernel
         self.base, self.xi, self.directions = split
         Xa, Ya, D, w = self._Xa, self._Ya, self._D, self._w
         self.embedding = nystrom_embedding(self.base, D, w)

@@ -45,6 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import cho_factor, cho_solve, eigh, solve_triangular
 
+from kernelbandits._random import SeedLike, as_generator
 from kernelbandits._validation import (
     FloatArray,
     as_finite_vector,
@@ -52,6 +53,7 @@ from kernelbandits._validation import (
     check_positive,
 )
 from kernelbandits.kernels.base import Kernel
+from kernelbandits.regression.gp import sample_gaussian
 
 BoolArray = NDArray[np.bool_]
 
@@ -247,6 +249,40 @@ class NystromPosterior:
             + self.lam * np.einsum("ij,ij->j", V, V)  # lam z^T A^{-1} z
         )
         return mean, np.maximum(var, 0.0)
+
+    def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """:meth:`mean_and_variance` under the name of the posterior interface
+        (:class:`~kernelbandits.regression.base.Posterior`)."""
+        return self.mean_and_variance(X)
+
+    def covariance(self, X: ArrayLike) -> FloatArray:
+        """``k(x, x') - z(x)^T z(x') + lam z(x)^T A^{-1} z(x')`` on the rows of ``X (n, d)``,
+        shape ``(n, n)`` (its diagonal is the unscaled ``sigma~^2``)."""
+        Xa = as_points(X, "X", self.dim)
+        K = self.kernel(Xa)
+        if self._chol is None:
+            return K
+        Z = self.embedding(Xa)  # (n, r)
+        V = solve_triangular(self._chol[0], Z.T, lower=True)  # (r, n)
+        return K - Z @ Z.T + self.lam * (V.T @ V)
+
+    def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray:
+        """Joint draws of ``f`` at ``X (n, d)`` from ``N(mu~, covariance)``, shape
+        ``(n_samples, n)``; ``rng``: the caller's generator (or a seed)."""
+        Xa = as_points(X, "X", self.dim)
+        mean = self.mean_and_variance(Xa)[0]
+        gen = as_generator(rng)
+        return sample_gaussian(mean, self.covariance(Xa), n_samples, gen, "pivoted-cholesky")
+
+    @property
+    def info_gain(self) -> float:
+        """``1/2 log det(I + Z^T Z / lam) = sum log diag(L) - r/2 log lam`` with ``L L^T = A``:
+        the information gain of the data in the embedding (BKB's approximation of
+        ``gamma_t``)."""
+        if self._chol is None:
+            return 0.0
+        L = self._chol[0]
+        return float(np.sum(np.log(np.diag(L))) - 0.5 * self.rank * np.log(self.lam))
 
     def mean(self, X: ArrayLike) -> FloatArray:
         """``mu~(x)`` at the rows of ``X (n, d)``, shape ``(n,)``."""
