@@ -85,12 +85,23 @@ POLICY_FACTORIES: dict[str, Factory] = {
     ),
     "bkb": lambda dom, seed: BKB(dom, _kernel(dom), noise_var=0.01, qbar=2.0, seed=seed),
     "bkb-theory": lambda dom, seed: BKB(dom, _kernel(dom), 0.01, beta=BKBBeta(), seed=seed),
+    "bkb-ei": lambda dom, seed: BKB(dom, _kernel(dom), 0.01, acquisition="ei", seed=seed),
     "linucb": lambda dom, seed: LinUCB(dom, lam=1.0, noise_std=0.1, seed=seed),
     "gp-ucb-features": lambda dom, seed: FeatureGPUCB(
         dom, RandomFourierFeatures(RBF(0.2), 50, seed=0, dim=dom.dim), 0.01, seed=seed
     ),
     "deltabo": lambda dom, seed: DeltaBO(
         dom, _source(dom), RBF(0.3), RBF(0.2, variance=0.1), 0.01, beta=2.0, seed=seed
+    ),
+    "deltabo-pi": lambda dom, seed: DeltaBO(
+        dom,
+        _source(dom),
+        RBF(0.3),
+        RBF(0.2, variance=0.1),
+        0.01,
+        beta=2.0,
+        acquisition="pi",
+        seed=seed,
     ),
     "joint-gp": lambda dom, seed: JointGPUCB(
         dom, _source(dom), RBF(0.3), RBF(0.2, variance=0.1), 0.01, beta=2.0, seed=seed

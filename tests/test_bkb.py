@@ -202,3 +202,34 @@ def test_box_domain():
         assert x.shape == (2,) and np.all((x >= 0) & (x <= 1))
         bkb.tell(x, -np.sum((x - 0.5) ** 2) + 0.01 * rng.standard_normal())
     assert 1 <= bkb.dictionary_size <= 8
+
+
+@pytest.mark.parametrize("kind", ["ei", "pi"])
+def test_ei_and_pi_on_the_sketch_equal_gp_ei_and_pi_when_the_dictionary_holds_every_point(kind):
+    """Acquisitions are objects over any posterior: BKB with a dictionary of every observed
+    point (qbar large) has the exact posterior, so its EI / PI scores are GP-EI's / GP-PI's."""
+    from kernelbandits.acquisition import pointwise_acquisition
+    from kernelbandits.policies import GPEI, GPPI
+
+    rng = np.random.default_rng(3)
+    bkb = BKB(GRID, KERNEL, noise_var=0.01, qbar=1e9, acquisition=kind, xi=0.01, seed=0)
+    exact = (GPEI if kind == "ei" else GPPI)(GRID, KERNEL, noise_var=0.01, xi=0.01, seed=0)
+    for x in GRID.points[rng.choice(200, 12, replace=False)]:
+        y = float(np.sin(6 * x[0])) + 0.1 * rng.standard_normal()
+        bkb.tell(x, y)
+        exact.tell(x, y)
+    assert bkb.dictionary_size == 12
+    assert bkb.incumbent() == pytest.approx(exact.incumbent(), abs=1e-9)
+    ours = pointwise_acquisition(kind, bkb.width(), bkb.incumbent(), bkb.xi)
+    np.testing.assert_allclose(
+        ours(*bkb.mean_sd(GRID.points)),
+        exact.acquisition()(*exact.mean_sd(GRID.points)),
+        rtol=1e-6,
+        atol=1e-9,
+    )
+    assert GRID.index(bkb.ask()) == GRID.index(exact.ask())
+
+
+def test_an_unknown_acquisition_is_refused():
+    with pytest.raises(ValueError, match="acquisition must be 'ucb', 'ei' or 'pi'"):
+        BKB(GRID, KERNEL, acquisition="ts")

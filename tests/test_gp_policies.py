@@ -3,17 +3,20 @@
 import numpy as np
 import pytest
 
-from kernelbandits import Grid
-from kernelbandits.kernels import RBF, Matern
+from kernelbandits import Box, Grid
+from kernelbandits.acquisition import BoxOptimizer
+from kernelbandits.kernels import RBF, CosineFeatures1D, Matern
 from kernelbandits.policies import (
     GPEI,
     GPPI,
     GPTS,
     GPUCB,
     ConstantBeta,
+    FixedKernelLifelong,
     IGPUCBBeta,
     RandomPolicy,
     SrinivasBeta,
+    VectorRandomPolicy,
 )
 from policy_zoo import play_on_grid
 
@@ -207,3 +210,23 @@ def test_every_concrete_policy_is_importable_from_kernelbandits_policies():
             if public and issubclass(cls, Policy):
                 assert getattr(policies, cls_name, None) is cls, cls_name
                 assert cls_name in policies.__all__
+
+
+COUNT_CASES = {
+    "box-candidates": (lambda: Box([0.0], [1.0], n_candidates=2.5), "n_candidates"),
+    "box-refine": (lambda: Box([0.0], [1.0], n_refine=-1), "n_refine"),
+    "optimizer": (lambda: BoxOptimizer(n_sobol=8.5), "n_sobol"),
+    "n_tasks": (lambda: VectorRandomPolicy(Grid.linspace(0.0, 1.0, 5), 2.5), "n_tasks"),
+    "steps_per_task": (
+        lambda: FixedKernelLifelong(Grid.linspace(0.0, 1.0, 5), 3.5, RBF(0.3)),
+        "steps_per_task",
+    ),
+    "features": (lambda: CosineFeatures1D(4.5), "n_features"),
+}
+
+
+@pytest.mark.parametrize(("build", "name"), COUNT_CASES.values(), ids=COUNT_CASES.keys())
+def test_counts_are_integers_not_truncated(build, name):
+    """``2.5`` used to become 2 silently (``int()``); every count is now checked."""
+    with pytest.raises(ValueError, match=f"{name} must be an integer"):
+        build()

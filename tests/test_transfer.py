@@ -163,6 +163,21 @@ def test_source_free_deltabo_and_gp_ucb_given_the_same_beta_ask_the_same(beta):
     np.testing.assert_array_equal(a.X, b.X)
 
 
+@pytest.mark.parametrize("kind", ["ei", "pi"])
+def test_source_free_deltabo_with_ei_or_pi_asks_as_gp_ei_or_pi(kind):
+    """The acquisition is an object over DeltaBO's model of f: without source data (and a flat
+    source prior) DeltaBO's EI / PI is GP-EI's / GP-PI's with k_delta."""
+    from kernelbandits.policies import GPEI, GPPI
+
+    empty = SourceData(np.zeros((0, 2)), np.zeros(0), 0.01)
+    flat_g = RBF(1e6, variance=1e-12)
+    delta = DeltaBO(GRID, empty, flat_g, KD, noise_var=0.01, beta=1.0, acquisition=kind, seed=4)
+    plain = (GPEI if kind == "ei" else GPPI)(GRID, KD, noise_var=0.01, seed=4)
+    prob = FunctionProblem(f, GRID, noise_std=0.1)
+    a, b = run(delta, prob, 20, seed=3), run(plain, prob, 20, seed=3)
+    np.testing.assert_array_equal(a.X, b.X)
+
+
 def test_the_old_beta_t_reading_still_works_with_a_deprecation_warning():
     with pytest.warns(DeprecationWarning, match=r"beta=sqrt\(beta_t\)"):
         old = DeltaBO(GRID, _exact_source(), KG, KD, 0.01, beta_t=4.0, seed=0)

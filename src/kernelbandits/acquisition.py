@@ -41,13 +41,14 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import erfcx, log_ndtr, ndtr
 from scipy.stats import norm
 
-from kernelbandits._validation import FloatArray
+from kernelbandits._validation import FloatArray, check_count
 from kernelbandits.domains import Box, Domain, Grid
 
 __all__ = [
@@ -56,11 +57,13 @@ __all__ = [
     "PointwiseAcquisition",
     "ProbabilityOfImprovement",
     "UpperConfidenceBound",
+    "check_acquisition_name",
     "expected_hypervolume_improvement",
     "log_ei_score",
     "log_h",
     "log_pi_score",
     "maximize_on_domain",
+    "pointwise_acquisition",
     "ucb_score",
 ]
 
@@ -216,6 +219,31 @@ class ProbabilityOfImprovement(_Improvement):
         return log_pi_score(mu, sd, self.incumbent + self.xi)
 
 
+#: the pointwise acquisitions a policy can be asked for by name
+AcquisitionName = Literal["ucb", "ei", "pi"]
+
+
+def pointwise_acquisition(
+    name: AcquisitionName, width: float, incumbent: float, xi: float = 0.0
+) -> PointwiseAcquisition:
+    """The acquisition called ``name`` for one round: ``"ucb"`` (``mu + width sd``), ``"ei"``
+    or ``"pi"`` (improvement over ``incumbent + xi``)."""
+    if name == "ucb":
+        return UpperConfidenceBound(width)
+    if name == "ei":
+        return ExpectedImprovement(incumbent, xi)
+    if name == "pi":
+        return ProbabilityOfImprovement(incumbent, xi)
+    raise ValueError(f"acquisition must be 'ucb', 'ei' or 'pi'; got {name!r}")
+
+
+def check_acquisition_name(name: object) -> AcquisitionName:
+    """``name`` if it is one of ``"ucb"``, ``"ei"``, ``"pi"``; ``ValueError`` naming them."""
+    if name not in ("ucb", "ei", "pi"):
+        raise ValueError(f"acquisition must be 'ucb', 'ei' or 'pi'; got {name!r}")
+    return name
+
+
 def maximize_on_domain(
     domain: Domain,
     score: Objective,
@@ -321,12 +349,15 @@ class BoxOptimizer:
         local_scale: float = 0.05,
         projection: Projection | None = None,
     ) -> None:
-        if min(int(n_sobol), int(maxiter)) < 1 or min(int(n_local), int(n_starts)) < 0:
-            raise ValueError("n_sobol and maxiter must be >= 1, n_local and n_starts >= 0")
+        self.n_sobol, self.maxiter = (
+            check_count(n_sobol, "n_sobol"),
+            check_count(maxiter, "maxiter"),
+        )
+        self.n_local = check_count(n_local, "n_local", minimum=0)
+        self.n_starts = check_count(n_starts, "n_starts", minimum=0)
         if not (math.isfinite(local_scale) and local_scale > 0):
             raise ValueError(f"local_scale must be positive; got {local_scale!r}")
-        self.n_sobol, self.n_local, self.n_starts = int(n_sobol), int(n_local), int(n_starts)
-        self.maxiter, self.local_scale = int(maxiter), float(local_scale)
+        self.local_scale = float(local_scale)
         self.projection = projection
 
     def candidates(

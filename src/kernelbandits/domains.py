@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 from scipy.stats import qmc
 
-from kernelbandits._validation import FloatArray, as_point, as_points
+from kernelbandits._validation import FloatArray, as_point, as_points, check_count
 
 __all__ = ["Acquisition", "Box", "Domain", "Grid"]
 
@@ -156,11 +156,10 @@ class Box:
             )
         if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(lo >= hi):
             raise ValueError("lower and upper must be finite with lower < upper in every dimension")
-        if int(n_candidates) < 1 or int(n_refine) < 0:
-            raise ValueError("n_candidates must be >= 1 and n_refine >= 0")
+        self.n_candidates = check_count(n_candidates, "n_candidates")
+        self.n_refine = check_count(n_refine, "n_refine", minimum=0)
         self.lower, self.upper = lo.copy(), hi.copy()
         self.dim = lo.size
-        self.n_candidates, self.n_refine = int(n_candidates), int(n_refine)
 
     def __repr__(self) -> str:
         return f"Box(lower={self.lower.tolist()}, upper={self.upper.tolist()})"

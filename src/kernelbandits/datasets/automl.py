@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kernelbandits.datasets._npz import load_shipped_table
+from kernelbandits.datasets._npz import frozen_float64, load_shipped_table
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -120,12 +120,6 @@ def lattice_points(m1: int, m2: int) -> FloatArray:
     return np.column_stack([x1.ravel(), x2.ravel()])
 
 
-def _frozen(array: npt.ArrayLike) -> FloatArray:
-    out = np.array(array, dtype=np.float64)
-    out.flags.writeable = False
-    return out
-
-
 def _tables(
     surfaces: FloatArray,
     task_names: Sequence[str],
@@ -136,11 +130,11 @@ def _tables(
     """Pack ``surfaces (T, m1, m2)`` into :class:`AutoMLTables` (read-only arrays)."""
     n_tasks, m1, m2 = surfaces.shape
     return AutoMLTables(
-        points=_frozen(lattice_points(m1, m2)),
-        values=_frozen(surfaces.reshape(n_tasks, m1 * m2)),
+        points=frozen_float64(lattice_points(m1, m2)),
+        values=frozen_float64(surfaces.reshape(n_tasks, m1 * m2)),
         task_names=tuple(str(n) for n in task_names),
         axis_names=axis_names,
-        axis_values=(_frozen(axis_values[0]), _frozen(axis_values[1])),
+        axis_values=(frozen_float64(axis_values[0]), frozen_float64(axis_values[1])),
         metadata=MappingProxyType(dict(metadata)),
     )
 

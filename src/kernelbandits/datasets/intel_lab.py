@@ -47,6 +47,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from kernelbandits._validation import FloatArray
+from kernelbandits.datasets._checks import check_finite_matrix, check_integer_vector
 
 IntArray = NDArray[np.int64]
 
@@ -91,35 +92,17 @@ class SensorReadings:
         sensor_index = np.asarray(self.sensor_index)
         epoch = np.asarray(self.epoch)
         values = np.asarray(self.values, dtype=float)
-        if locations.ndim != 2 or locations.shape[0] == 0:
-            raise ValueError(f"locations must have shape (S, d) with S >= 1; got {locations.shape}")
-        if not np.all(np.isfinite(locations)):
-            raise ValueError("locations contains NaN or inf")
+        check_finite_matrix(locations, "locations", ("S", "d"), nonempty=("S",))
         n_sensors = locations.shape[0]
-        if sensor_ids.shape != (n_sensors,) or not np.issubdtype(sensor_ids.dtype, np.integer):
-            raise ValueError(
-                f"sensor_ids must be an integer array of shape ({n_sensors},); "
-                f"got {sensor_ids.dtype} {sensor_ids.shape}"
-            )
+        check_integer_vector(sensor_ids, "sensor_ids", n_sensors)
         if np.unique(sensor_ids).size != n_sensors:
             raise ValueError("sensor_ids must be distinct")
-        if values.ndim != 2 or values.shape[1] == 0:
-            raise ValueError(f"values must have shape (N, n) with n >= 1; got {values.shape}")
-        if not np.all(np.isfinite(values)):
-            raise ValueError("values contains NaN or inf")
+        check_finite_matrix(values, "values", ("N", "n"), nonempty=("n",))
         n_readings = values.shape[0]
-        if sensor_index.shape != (n_readings,) or not np.issubdtype(sensor_index.dtype, np.integer):
-            raise ValueError(
-                f"sensor_index must be an integer array of shape ({n_readings},); "
-                f"got {sensor_index.dtype} {sensor_index.shape}"
-            )
+        check_integer_vector(sensor_index, "sensor_index", n_readings)
         if n_readings and (sensor_index.min() < 0 or sensor_index.max() >= n_sensors):
             raise ValueError(f"sensor_index must lie in [0, {n_sensors}) (a row of locations)")
-        if epoch.shape != (n_readings,) or not np.issubdtype(epoch.dtype, np.integer):
-            raise ValueError(
-                f"epoch must be an integer array of shape ({n_readings},); "
-                f"got {epoch.dtype} {epoch.shape}"
-            )
+        check_integer_vector(epoch, "epoch", n_readings)
         names = tuple(str(name) for name in self.task_names)
         if len(names) != values.shape[1]:
             raise ValueError(

@@ -81,6 +81,7 @@ from scipy.spatial.distance import pdist
 
 from kernelbandits._random import SeedLike, as_generator
 from kernelbandits._validation import FloatArray, as_points, check_positive
+from kernelbandits.datasets._checks import check_finite_matrix, check_integer_vector
 from kernelbandits.kernels import RBF
 from kernelbandits.regression.likelihood import fit_hyperparameters
 
@@ -371,25 +372,16 @@ def _check_readings(
             f"readings must have attributes locations, sensor_index and values; missing {missing}"
         )
     locations = np.asarray(readings.locations, dtype=float)
-    if locations.ndim != 2 or locations.shape[0] == 0 or locations.shape[1] == 0:
-        raise ValueError(
-            f"readings.locations must have shape (S, d) with S, d >= 1; got {locations.shape}"
-        )
-    if not np.all(np.isfinite(locations)):
-        raise ValueError("readings.locations contains NaN or inf")
+    check_finite_matrix(locations, "readings.locations", ("S", "d"), nonempty=("S", "d"))
     values = np.asarray(readings.values, dtype=float)
-    if values.ndim != 2 or values.shape[0] == 0 or values.shape[1] == 0:
-        raise ValueError(
-            f"readings.values must have shape (N, n) with N, n >= 1; got {values.shape}"
-        )
-    if not np.all(np.isfinite(values)):
-        raise ValueError("readings.values contains NaN or inf")
+    check_finite_matrix(values, "readings.values", ("N", "n"), nonempty=("N", "n"))
     index = np.asarray(readings.sensor_index)
-    if index.shape != (values.shape[0],) or not np.issubdtype(index.dtype, np.integer):
-        raise ValueError(
-            f"readings.sensor_index must be an integer array of shape ({values.shape[0]},) "
-            f"(one entry per row of readings.values); got {index.dtype} {index.shape}"
-        )
+    check_integer_vector(
+        index,
+        "readings.sensor_index",
+        values.shape[0],
+        note=" (one entry per row of readings.values)",
+    )
     if index.min() < 0 or index.max() >= locations.shape[0]:
         raise ValueError(
             f"readings.sensor_index must lie in [0, {locations.shape[0]}) (rows of "

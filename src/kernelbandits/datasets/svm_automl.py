@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from kernelbandits.datasets._npz import load_shipped_table
+from kernelbandits.datasets._npz import frozen_float64, load_named_table
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -89,12 +89,6 @@ class SVMTable:
         return self.accuracy.reshape(SVM_GRID_SIZE, SVM_GRID_SIZE)
 
 
-def _frozen(array: npt.ArrayLike) -> FloatArray:
-    out = np.array(array, dtype=np.float64)
-    out.flags.writeable = False
-    return out
-
-
 def load_svm_table(name: str = "pima") -> SVMTable:
     """The shipped SVM table ``name`` (``"pima"`` or ``"breast_cancer"``).
 
@@ -102,17 +96,14 @@ def load_svm_table(name: str = "pima") -> SVMTable:
         ValueError: ``name`` is not a shipped table (the message lists the available names).
         FileNotFoundError: the table file is missing from the installed package.
     """
-    if name not in SVM_TABLE_FILES:
-        raise ValueError(
-            f"unknown SVM table {name!r}; available: {', '.join(sorted(SVM_TABLE_FILES))}"
-        )
-    file = SVM_TABLE_FILES[name]
-    npz = load_shipped_table(file, "the SVM lookup table", _REBUILD_HINT)
+    npz = load_named_table(
+        SVM_TABLE_FILES, name, "SVM table", "the SVM lookup table", _REBUILD_HINT
+    )
     return SVMTable(
-        points=_frozen(npz["points"]),
-        C=_frozen(npz["C"]),
-        gamma=_frozen(npz["gamma"]),
-        accuracy=_frozen(npz["accuracy"]),
+        points=frozen_float64(npz["points"]),
+        C=frozen_float64(npz["C"]),
+        gamma=frozen_float64(npz["gamma"]),
+        accuracy=frozen_float64(npz["accuracy"]),
         name=str(npz["name"]),
         source=str(npz["source"]),
     )

@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kernelbandits.datasets._npz import load_shipped_table
+from kernelbandits.datasets._npz import frozen_float64, load_named_table
 from kernelbandits.datasets.automl import HPOBENCH_AXES, load_hpobench_sequence
 
 FloatArray = npt.NDArray[np.float64]
@@ -261,12 +261,6 @@ class TransferTable:
         return decode(self.model, self.configs[int(i)])
 
 
-def _frozen(array: npt.ArrayLike) -> FloatArray:
-    out = np.array(array, dtype=np.float64)
-    out.flags.writeable = False
-    return out
-
-
 # ------------------------------------------------------------------------- breast cancer
 
 
@@ -277,16 +271,13 @@ def load_transfer_table(model: str) -> TransferTable:
         ValueError: ``model`` is not a shipped table (the message lists the available names).
         FileNotFoundError: the table file is missing from the installed package.
     """
-    if model not in TRANSFER_TABLE_FILES:
-        raise ValueError(
-            f"unknown model {model!r}; available: {', '.join(sorted(TRANSFER_TABLE_FILES))}"
-        )
-    file = TRANSFER_TABLE_FILES[model]
-    arrays = load_shipped_table(file, "the transfer lookup table", _REBUILD_HINT)
+    arrays = load_named_table(
+        TRANSFER_TABLE_FILES, model, "model", "the transfer lookup table", _REBUILD_HINT
+    )
     return TransferTable(
-        configs=_frozen(arrays["configs"]),
-        source=_frozen(arrays["source"]),
-        target=_frozen(arrays["target"]),
+        configs=frozen_float64(arrays["configs"]),
+        source=frozen_float64(arrays["source"]),
+        target=frozen_float64(arrays["target"]),
         names=tuple(str(n) for n in arrays["names"]),
         model=str(arrays["model"]),
         source_info=str(arrays["source_info"]),
@@ -335,7 +326,7 @@ def load_hpobench_pairs(
     pairs = list(HPOBENCH_TRANSFER_PAIRS if pairs is None else pairs)
     names = list(dict.fromkeys(name for pair in pairs for name in pair))
     tables = load_hpobench_sequence(names, axes=axes, fixed=fixed, metric=metric)
-    configs = _frozen(DOMAIN_UPPER * tables.points)
+    configs = frozen_float64(DOMAIN_UPPER * tables.points)
     out = {}
     for src, tgt in pairs:
         s, t = tables.task_names.index(src), tables.task_names.index(tgt)

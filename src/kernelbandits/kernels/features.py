@@ -18,7 +18,7 @@ import numpy as np
 from numpy.polynomial import legendre
 from numpy.typing import ArrayLike
 
-from kernelbandits._validation import FloatArray, as_points, check_positive
+from kernelbandits._validation import FloatArray, as_points, check_count, check_positive
 from kernelbandits.kernels.base import Kernel, check_theta
 
 
@@ -35,10 +35,8 @@ class FeatureMap:
         n_features: int,
         input_dim: int | None = None,
     ) -> None:
-        if int(n_features) < 1:
-            raise ValueError(f"n_features must be a positive integer; got {n_features!r}")
         self._fn = fn
-        self.n_features = int(n_features)
+        self.n_features = check_count(n_features, "n_features")
         self.input_dim = input_dim
 
     def __call__(self, X: ArrayLike) -> FloatArray:

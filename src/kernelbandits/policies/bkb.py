@@ -49,7 +49,12 @@ from kernelbandits._validation import (
     check_positive,
     check_probability,
 )
-from kernelbandits.acquisition import maximize_on_domain
+from kernelbandits.acquisition import (
+    AcquisitionName,
+    check_acquisition_name,
+    maximize_on_domain,
+    pointwise_acquisition,
+)
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.base import Kernel, check_kernel
 from kernelbandits.policies.base import Policy, PolicyTags
@@ -124,6 +129,9 @@ class BKB(Policy):
     merge_repeats : resample one dictionary candidate per *distinct* observed point, with its
         probability multiplied by its number of pulls (the authors' reference code; default),
         instead of one per observation (Alg. 1 as printed). See the module notes.
+    acquisition : ``"ucb"`` (Alg. 1, default), or ``"ei"`` / ``"pi"`` on the same sketched
+        posterior (improvement over the best posterior mean at the observed points, ``xi``).
+    xi : improvement margin of ``"ei"`` / ``"pi"``.
 
     Attributes
     ----------
@@ -164,6 +172,8 @@ class BKB(Policy):
         seed: SeedLike = None,
         lam: float | None = None,
         merge_repeats: bool = True,
+        acquisition: AcquisitionName = "ucb",
+        xi: float = 0.0,
     ) -> None:
         super().__init__(domain, seed)
         check_kernel(kernel, domain.dim)
@@ -172,6 +182,8 @@ class BKB(Policy):
         self.lam = self.noise_var if lam is None else check_positive(lam, "lam")
         self.qbar = check_positive(qbar, "qbar")
         self.merge_repeats = bool(merge_repeats)
+        self.acquisition: AcquisitionName = check_acquisition_name(acquisition)
+        self.xi = check_nonnegative(xi, "xi")
         self.beta = as_schedule(beta)
         d = domain.dim
         self.posterior = NystromPosterior(kernel, self.lam, np.zeros((0, d)), np.zeros((0, d)), [])
@@ -215,9 +227,18 @@ class BKB(Policy):
         return mu + self.width() * sd
 
     # -- protocol -------------------------------------------------------------------------
+    def incumbent(self) -> float:
+        """``max_s mu~_{t-1}(x_s)`` over the observed points (0, the prior mean, before any)."""
+        if not self._X:
+            return 0.0
+        return float(np.max(self.posterior.mean(self.X_observed)))
+
     def _propose(self) -> FloatArray:
         # Alg. 1, UCB step: exact and vectorised on a Grid (random ties), Sobol + L-BFGS-B on a Box
-        return maximize_on_domain(self.domain, self.ucb, self.rng)
+        if self.acquisition == "ucb":
+            return maximize_on_domain(self.domain, self.ucb, self.rng)
+        acq = pointwise_acquisition(self.acquisition, self.width(), self.incumbent(), self.xi)
+        return maximize_on_domain(self.domain, lambda X: acq(*self.mean_sd(X)), self.rng)
 
     def _update(self, x: FloatArray, y: float) -> None:
         X = np.vstack([self.X_observed, x[None, :]])  # (t, d)

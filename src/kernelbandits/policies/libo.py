@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from kernelbandits._random import SeedLike
-from kernelbandits._validation import FloatArray
+from kernelbandits._validation import FloatArray, check_count
 from kernelbandits.domains import Domain
 from kernelbandits.kernels.base import Kernel
 from kernelbandits.metalearning.kgl import FMetaKGL, KernelEstimate, MetaKGL
@@ -96,9 +96,7 @@ class LifelongPolicy(Policy):
         seed: SeedLike = None,
     ) -> None:
         super().__init__(domain, seed)
-        if isinstance(steps_per_task, bool) or int(steps_per_task) < 1:
-            raise ValueError(f"steps_per_task must be a positive integer; got {steps_per_task!r}")
-        self.steps_per_task = int(steps_per_task)
+        self.steps_per_task = check_count(steps_per_task, "steps_per_task")
         self.base_policy = base_policy
         self.kernel = initial_kernel
         self.estimates: list[KernelEstimate] = []

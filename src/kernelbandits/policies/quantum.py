@@ -72,7 +72,7 @@ import numpy as np
 
 from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
-from kernelbandits._validation import FloatArray, check_nonnegative, check_positive
+from kernelbandits._validation import FloatArray, check_count, check_nonnegative, check_positive
 from kernelbandits.domains import Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
@@ -144,8 +144,6 @@ class StagedQuantumPolicy(Policy):
             raise ValueError(f"staged quantum policies need a Grid of arms; got {domain!r}")
         if not callable(oracle):
             raise ValueError("oracle must be a callable x -> RewardDistribution")
-        if budget is not None and (isinstance(budget, bool) or int(budget) < 1):
-            raise ValueError(f"budget must be a positive integer or None; got {budget!r}")
         if queries not in ("estimator", "bound"):
             raise ValueError(f"queries must be 'estimator' or 'bound'; got {queries!r}")
         if estimator is None:
@@ -157,7 +155,7 @@ class StagedQuantumPolicy(Policy):
         self.grid: Grid = domain
         self.oracle = oracle
         self.estimator = estimator
-        self.budget = None if budget is None else int(budget)
+        self.budget = None if budget is None else check_count(budget, "budget")
         self.stage_delta = _check_open_probability(stage_delta, "stage_delta")
         self.queries = queries
         self.min_eps = check_positive(min_eps, "min_eps")

@@ -51,7 +51,14 @@ from numpy.typing import ArrayLike
 from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import FloatArray, as_points, check_nonnegative, check_positive
-from kernelbandits.acquisition import UpperConfidenceBound, maximize_on_domain
+from kernelbandits.acquisition import (
+    AcquisitionName,
+    PointwiseAcquisition,
+    UpperConfidenceBound,
+    check_acquisition_name,
+    maximize_on_domain,
+    pointwise_acquisition,
+)
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel, check_theta
@@ -138,8 +145,12 @@ class _TransferUCB(Policy):
         source_noise_var: float | None = None,
         seed: SeedLike = None,
         prior_mean: float = 0.0,
+        acquisition: AcquisitionName = "ucb",
+        xi: float = 0.0,
     ) -> None:
         super().__init__(domain, seed)
+        self.acquisition: AcquisitionName = check_acquisition_name(acquisition)
+        self.xi = check_nonnegative(xi, "xi")
         self.source = as_source(source, domain.dim, source_noise_var)
         self.noise_var = check_positive(noise_var, "noise_var")
         self.rho = check_positive(rho, "rho")
@@ -165,8 +176,17 @@ class _TransferUCB(Policy):
         """:meth:`mean_sd` on every grid point, from the incremental caches."""
         raise NotImplementedError
 
+    def incumbent(self) -> float:
+        """The best mean of ``f`` at the observed points (``"ei"`` / ``"pi"``; 0 before any)."""
+        if not self._X:
+            return 0.0
+        return float(np.max(self.mean_sd(self.X_observed)[0]))
+
     def _propose(self) -> FloatArray:
-        acq = UpperConfidenceBound(self.width())  # eq. (7)
+        if self.acquisition == "ucb":
+            acq: PointwiseAcquisition = UpperConfidenceBound(self.width())  # eq. (7)
+        else:
+            acq = pointwise_acquisition(self.acquisition, self.width(), self.incumbent(), self.xi)
         return maximize_on_domain(
             self.domain,
             lambda X: acq(*self.mean_sd(X)),
@@ -202,6 +222,9 @@ class DeltaBO(_TransferUCB):
         schedule (finite domains).
     rho : Thm 1's confidence parameter.
     prior_mean : the constant prior mean ``m`` of ``g`` (module notes; default 0).
+    acquisition : ``"ucb"`` (eq. 7, default), or ``"ei"`` / ``"pi"`` on the same model of ``f``
+        (improvement over its best mean at the observed points, plus ``xi``): not in the
+        paper, for comparisons.
     ``beta_t=`` (a constant under the square root) is the deprecated spelling of
     ``beta = sqrt(beta_t)``.
 

@@ -25,6 +25,7 @@ from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
     as_finite_vector,
+    check_count,
     check_nonnegative,
     check_positive,
 )
@@ -70,9 +71,7 @@ class VectorPolicy(Policy):
 
     def __init__(self, domain: Domain, n_tasks: int, seed: SeedLike = None) -> None:
         super().__init__(domain, seed)
-        if isinstance(n_tasks, bool) or int(n_tasks) < 1:
-            raise ValueError(f"n_tasks must be a positive integer; got {n_tasks!r}")
-        self.n_tasks = int(n_tasks)
+        self.n_tasks = check_count(n_tasks, "n_tasks")
 
     def tags(self) -> PolicyTags:
         """Vector observations: ``y (n_tasks,)``."""

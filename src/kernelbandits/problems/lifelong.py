@@ -24,7 +24,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from kernelbandits._random import SeedLike, as_generator
-from kernelbandits._validation import FloatArray, as_points, check_nonnegative, check_positive
+from kernelbandits._validation import (
+    FloatArray,
+    as_points,
+    check_count,
+    check_nonnegative,
+    check_positive,
+)
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.features import FeatureKernel
 from kernelbandits.metalearning.kgl import BaseKernels
@@ -50,10 +56,8 @@ class LifelongProblem(Problem):
     ) -> None:
         if len(tasks) == 0:
             raise ValueError("tasks must hold at least one task")
-        if isinstance(steps_per_task, bool) or int(steps_per_task) < 1:
-            raise ValueError(f"steps_per_task must be a positive integer; got {steps_per_task!r}")
+        self.steps_per_task = check_count(steps_per_task, "steps_per_task")
         self.tasks = list(tasks)
-        self.steps_per_task = int(steps_per_task)
         self.domain = self.tasks[0].domain
         self.noise_std = self.tasks[0].noise_std
         self.name = name

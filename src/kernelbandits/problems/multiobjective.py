@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from kernelbandits._deprecation import renamed_parameters
-from kernelbandits._validation import FloatArray, as_points, check_nonnegative
+from kernelbandits._validation import FloatArray, as_points, check_count, check_nonnegative
 from kernelbandits.domains import Grid
 from kernelbandits.kernels.multitask import SeparableSum
 from kernelbandits.problems.base import Problem
@@ -71,8 +71,7 @@ class VectorProblem(Problem):
     ) -> None:
         if not isinstance(domain, Grid):
             raise ValueError("domain must be a Grid (the utility's optimum is found exhaustively)")
-        if int(n_tasks) < 1:
-            raise ValueError(f"n_tasks must be >= 1; got {n_tasks!r}")
+        n_tasks = check_count(n_tasks, "n_tasks")
         if score not in ("expected", "bayes"):
             raise ValueError(f"score must be 'expected' or 'bayes'; got {score!r}")
         self._values = values

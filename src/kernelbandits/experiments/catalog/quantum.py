@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from kernelbandits.experiments.catalog._common import paper_spec
 from kernelbandits.experiments.catalog.core import random_policy
 from kernelbandits.experiments.spec import ExperimentSpec, register
 
@@ -236,22 +237,12 @@ def _register(
     variant_of: str = "",
 ) -> ExperimentSpec:
     return register(
-        ExperimentSpec(
-            id=id,
-            title=title,
-            make_problem=problem,
-            policies=policies,
-            horizon=budget,
-            n_seeds=trials,
-            quick_horizon=min(budget, 600),
-            quick_seeds=2,
-            description=text + " " + _COMMON,
-            paper_settings=dict(settings),
-            metric="cumulative",
-            reference=f"{REFERENCE}, {figure}",
+        paper_spec(
+            REFERENCE, figure, id, title, problem, policies, horizon=budget, n_seeds=trials,
+            quick_horizon=min(budget, 600), text=text, settings=settings, note=_COMMON,
             variant_of=variant_of,
         )
-    )
+    )  # fmt: skip
 
 
 def _register_all(estimator: Estimator) -> None:

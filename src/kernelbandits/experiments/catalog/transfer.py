@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from kernelbandits.experiments.catalog._common import paper_spec
 from kernelbandits.experiments.catalog.core import random_policy
 from kernelbandits.experiments.spec import ExperimentSpec, Metric, register
 
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
     from kernelbandits.kernels import Kernel
     from kernelbandits.policies.base import Policy
     from kernelbandits.policies.beta import BetaSchedule
+    from kernelbandits.policies.transfer import DeltaBO, JointGPUCB
     from kernelbandits.problems.base import Problem
     from kernelbandits.problems.transfer import SourceData, TransferProblem
 
@@ -209,24 +211,27 @@ def delta_bo(key: str, n_init: int, n_source: int | None, problem: Problem, seed
     """DeltaBO (Alg. 1) from the problem's source data (its first ``n_source`` points)."""
     from kernelbandits.policies.transfer import DeltaBO
 
-    prob, s = _transfer_problem(problem), SETTINGS[key]
-    source = _model_source(prob, s, n_source)
-    m, s2 = output_level(source, s, s.k_g)
-    pol = DeltaBO(
-        prob.domain, _scaled(source, s2), _kernel(s.k_g, s2), _kernel(s.k_delta, s2),
-        noise_var=s.sigma_sq * s2, beta=_width(s.beta), seed=seed, prior_mean=m,
-    )  # fmt: skip
-    return _finish(pol, n_init, seed)
+    return _source_and_difference(DeltaBO, key, n_init, n_source, problem, seed)
 
 
 def joint_gp(key: str, n_init: int, problem: Problem, seed: int) -> Policy:
     """The exact joint model of ``f = g + delta`` (reference)."""
     from kernelbandits.policies.transfer import JointGPUCB
 
+    return _source_and_difference(JointGPUCB, key, n_init, None, problem, seed)
+
+
+def _source_and_difference(
+    model: type[DeltaBO | JointGPUCB], key: str, n_init: int, n_source: int | None,
+    problem: Problem, seed: int,
+) -> Policy:  # fmt: skip
+    """``model`` (DeltaBO or the exact joint model: the same arguments) with the source kernel
+    ``k_g``, the difference kernel ``k_delta`` and the problem's first ``n_source`` source
+    points (all for ``None``), on the output level and scale of :func:`output_level`."""
     prob, s = _transfer_problem(problem), SETTINGS[key]
-    source = _model_source(prob, s)
+    source = _model_source(prob, s, n_source)
     m, s2 = output_level(source, s, s.k_g)
-    pol = JointGPUCB(
+    pol = model(
         prob.domain, _scaled(source, s2), _kernel(s.k_g, s2), _kernel(s.k_delta, s2),
         noise_var=s.sigma_sq * s2, beta=_width(s.beta), seed=seed, prior_mean=m,
     )  # fmt: skip
@@ -324,22 +329,13 @@ def _register(
     variant_of: str = "",
 ) -> ExperimentSpec:
     return register(
-        ExperimentSpec(
-            id=id,
-            title=title,
-            make_problem=problem,
-            policies=policies,
-            horizon=HORIZON,
-            n_seeds=reps,
-            quick_horizon=10,
-            quick_seeds=2,
-            description=text,
-            paper_settings={k: str(v) for k, v in asdict(SETTINGS[key]).items()},
-            metric=metric,
-            reference=f"{REFERENCE}, {figure}",
+        paper_spec(
+            REFERENCE, figure, id, title, problem, policies, horizon=HORIZON, n_seeds=reps,
+            quick_horizon=10, text=text,
+            settings={k: str(v) for k, v in asdict(SETTINGS[key]).items()}, metric=metric,
             variant_of=variant_of,
         )
-    )
+    )  # fmt: skip
 
 
 _SYNTH_BETA = "beta_t = 2 for every UCB method (decision: not stated; Thm 1's is far too large)"

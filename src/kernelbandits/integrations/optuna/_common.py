@@ -13,6 +13,7 @@ try:
         FloatDistribution,
         IntDistribution,
     )
+    from optuna.search_space import intersection_search_space
     from optuna.trial import FrozenTrial, TrialState
 except ImportError as exc:  # pragma: no cover - exercised only without optuna
     raise ImportError(
@@ -87,6 +88,12 @@ def search_space_from_distributions(
         if not dist.single()
     ]
     return SearchSpace(params) if params else None
+
+
+def _varying_intersection(trials: list[FrozenTrial]) -> dict[str, BaseDistribution]:
+    """Optuna's intersection search space of ``trials`` without its single-valued distributions
+    (Optuna fixes those itself): the relative search space the samplers model."""
+    return {n: d for n, d in intersection_search_space(trials).items() if not d.single()}
 
 
 def _internal(dist: BaseDistribution, value: Any) -> Any:

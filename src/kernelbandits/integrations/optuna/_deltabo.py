@@ -11,7 +11,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler
-from optuna.search_space import intersection_search_space
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
@@ -20,6 +19,7 @@ from kernelbandits.campaign import PolicyFactory, Trial, fit_key, memoised, stan
 from kernelbandits.domains import Domain
 from kernelbandits.integrations.optuna._common import (
     _internal,
+    _varying_intersection,
     study_direction,
 )
 from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
@@ -101,12 +101,10 @@ def _from_trials(trials: Sequence[FrozenTrial], direction: Direction | None, wha
             done.append(t)
     if not done:
         raise ValueError(f"{what} holds no COMPLETE trial with a finite value: nothing to transfer")
-    space = intersection_search_space(done)
-    dists = {n: d for n, d in space.items() if not d.single()}
     return _Source(
         params=tuple(dict(t.params) for t in done),
         values=np.array([float(t.value) for t in done]),  # type: ignore[arg-type]
-        distributions=dists,
+        distributions=_varying_intersection(done),
         direction=direction,
         what=what,
         seen=frozenset((n, d) for t in done for n, d in t.distributions.items()),
@@ -264,9 +262,9 @@ class DeltaBOSampler(GPUCBSampler):
     :class:`~kernelbandits.integrations.optuna.IndependentSamplingWarning`.
 
     Everything else (pending trials, failed trials, resuming from the storage, dynamic
-    parameters, ``step`` distributions on their lattice index) is as in :class:`GPUCBSampler`; the sampler is
-    stateless, so a study resumed with the same ``seed`` and ``source`` makes the same
-    proposals. Cost: the source posterior is refitted at every proposal, ``O(N^3)`` for ``N``
+    parameters, ``step`` distributions on their lattice index) is as in :class:`GPUCBSampler`;
+    the sampler is stateless, so a study resumed with the same ``seed`` and ``source`` makes the
+    same proposals. Cost: the source posterior is refitted at every proposal, ``O(N^3)`` for ``N``
     source trials (fine for hundreds).
     """
 

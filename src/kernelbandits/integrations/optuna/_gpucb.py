@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, RandomSampler
-from optuna.search_space import intersection_search_space
 from optuna.trial import FrozenTrial, TrialState
 
 from kernelbandits.campaign import Trial
@@ -19,6 +18,7 @@ from kernelbandits.integrations.optuna._common import (
     IndependentSamplingWarning,
     _external,
     _param_from_distribution,
+    _varying_intersection,
     observed_history,
     search_space_from_distributions,
     study_direction,
@@ -185,6 +185,23 @@ class GPUCBSampler(BaseSampler):
             return len(done)
         return sum(1 for t in done if t.datetime_complete is None or t.datetime_complete <= start)
 
+    @staticmethod
+    def _slot(study: Study, trial: FrozenTrial) -> int:
+        """The trial's *slot*: the number of earlier trials that are not FAIL (so a trial that
+        failed, or was killed and marked FAIL, is retried with the same draws)."""
+        return sum(
+            1
+            for t in study.get_trials(deepcopy=False)
+            if t.number < trial.number and t.state != TrialState.FAIL
+        )
+
+    def _random_sampler(self, param_name: str, *keys: int) -> RandomSampler:
+        """Optuna's RandomSampler seeded by ``(seed, *keys, crc32(param_name))``: its draw of
+        ``param_name`` is a pure function of the seed, the keys and the parameter's name."""
+        entropy = [self._seed, *keys, zlib.crc32(param_name.encode())]
+        sub_seed = int(np.random.SeedSequence(entropy).generate_state(1)[0])
+        return RandomSampler(seed=sub_seed)
+
     def _make_policy(
         self,
         space: SearchSpace,
@@ -215,8 +232,7 @@ class GPUCBSampler(BaseSampler):
         self._check_single_objective(study)
         if self._n_complete(study, trial) < self._n_startup_trials:
             return {}
-        space = intersection_search_space(study.get_trials(deepcopy=False))
-        return {name: dist for name, dist in space.items() if not dist.single()}
+        return _varying_intersection(study.get_trials(deepcopy=False))
 
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
@@ -275,14 +291,7 @@ class GPUCBSampler(BaseSampler):
             return self._independent_sampler.sample_independent(
                 study, trial, param_name, param_distribution
             )
-        slot = sum(
-            1
-            for t in study.get_trials(deepcopy=False)
-            if t.number < trial.number and t.state != TrialState.FAIL
-        )
-        entropy = [self._seed, slot, zlib.crc32(param_name.encode())]
-        sub_seed = int(np.random.SeedSequence(entropy).generate_state(1)[0])
-        return RandomSampler(seed=sub_seed).sample_independent(
+        return self._random_sampler(param_name, self._slot(study, trial)).sample_independent(
             study, trial, param_name, param_distribution
         )
 

@@ -46,13 +46,13 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   unit-box units, each written with deterministic Fourier features (a Fourier series of the SE
   kernel, exact stationarity, ``k(u, u) = 1``), plus one one-hot kernel per Categorical. So
   ``p = 2 * #numeric + #categorical`` (6 for 3 floats) and META-KGL selects the parameters that
-  matter and their scale; it fits in well under a second for 10 studies x 30 trials. Measured alternative: the paper's cosines
-  put on every coordinate, one kernel per (coordinate, frequency) (:class:`CosineDictionary`),
-  learn a very low-rank kernel whose UCB is pulled to the box's faces (cosines have their
-  largest prior variance there); on the sparse test family it beat GP-UCB in 2/8 seeds (``penalty =
-  0.1``, noise ``1e-2``), the SE dictionary in 6/8 (same settings) and 7/8 (defaults). The
-  additive form cannot model interactions between parameters. Any ``base_kernels(space) ->
-  BaseKernels`` can replace it.
+  matter and their scale; it fits in well under a second for 10 studies x 30 trials. Measured
+  alternative: the paper's cosines put on every coordinate, one kernel per (coordinate,
+  frequency) (:class:`CosineDictionary`), learn a very low-rank kernel whose UCB is pulled to
+  the box's faces (cosines have their largest prior variance there); on the sparse test family
+  it beat GP-UCB in 2/8 seeds (``penalty = 0.1``, noise ``1e-2``), the SE dictionary in 6/8
+  (same settings) and 7/8 (defaults). The additive form cannot model interactions between
+  parameters. Any ``base_kernels(space) -> BaseKernels`` can replace it.
 * **First study** (no usable earlier study): with ``hyperparameters="map"`` (default) the
   campaign of :class:`GPUCBSampler` (Matern-5/2 ARD by type-II MAP) after forced exploration;
   with ``"fixed"``, ``k_full``, the mean of all base kernels (as Alg. 2 starts). ``k_full``
@@ -74,8 +74,8 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   as :class:`GPUCBSampler` fits its GP; ``model="meta-kernel"`` is Alg. 2's GP on the learned
   kernel itself.
 * **Base policy**: expected improvement (``acquisition="ei"``, default) or GP-UCB (constant
-  width ``beta``; Alg. 2) with the learned kernel (or the prior-informed GP), on the campaign :class:`GPUCBSampler`
-  rebuilds; pending trials are hallucinated (GP-BUCB) as there. With
+  width ``beta``; Alg. 2) with the learned kernel (or the prior-informed GP), on the campaign
+  :class:`GPUCBSampler` rebuilds; pending trials are hallucinated (GP-BUCB) as there. With
   ``hyperparameters="map"`` the kernel's output scale and the noise variance are fitted on the
   study's own trials (:func:`_fit_scale`); with ``"fixed"``, noise variance ``noise_var``
   (``1e-3`` on the standardised values, :class:`GPUCBSampler`'s old default, not App. G's
@@ -96,15 +96,12 @@ from __future__ import annotations
 
 import math
 import warnings
-import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from optuna.distributions import BaseDistribution
-from optuna.samplers import RandomSampler
-from optuna.search_space import intersection_search_space
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
@@ -112,6 +109,7 @@ from kernelbandits._deprecation import renamed_parameters
 from kernelbandits.campaign import Trial
 from kernelbandits.integrations.optuna._common import (
     _internal,
+    _varying_intersection,
     search_space_from_distributions,
     study_direction,
 )
@@ -185,17 +183,43 @@ def _se_fourier(lengthscale: float) -> tuple[np.ndarray, np.ndarray]:
     return omega[keep], a[keep] / a[keep].sum()
 
 
+@dataclass
+class _Columns:
+    """The feature columns of a dictionary, ``(coordinate, omega, weight)`` (omega -1: the
+    coordinate ``u`` itself), grouped into base kernels with a name and a parameter each."""
+
+    cols: list[tuple[int, float, float]] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    params: list[str] = field(default_factory=list)
+
+    def add(self, group: list[tuple[int, float, float]], name: str, param: str) -> None:
+        """One base kernel whose features are the columns ``group``."""
+        self.cols += group
+        self.sizes.append(len(group))
+        self.names.append(name)
+        self.params.append(param)
+
+    def add_categorical(self, prm: Categorical, block: slice) -> int:
+        """The base kernel of a Categorical: its one-hot features ``u_c`` (``k = 1`` for the
+        same choice, else 0) as columns ``(coordinate, -1, 1)``; returns their number."""
+        group = [(c, -1.0, 1.0) for c in range(block.start, block.stop)]
+        self.add(group, prm.name, prm.name)
+        return len(group)
+
+
 class _NamedKernels(BaseKernels):
     """Base kernels with a name and a parameter per kernel."""
 
     names: tuple[str, ...]
     params: tuple[str, ...]
 
-
-def _categorical_block(block: slice) -> list[tuple[int, float, float]]:
-    """One-hot features ``u_c`` (``k = 1`` for the same choice, else 0) as columns
-    ``(coordinate, -1, 1)``: the frequency -1 marks "the coordinate itself"."""
-    return [(c, -1.0, 1.0) for c in range(block.start, block.stop)]
+    def __init__(
+        self, features: Callable[[np.ndarray], np.ndarray], columns: _Columns, dim: int
+    ) -> None:
+        super().__init__(FeatureMap(features, len(columns.cols), input_dim=dim), columns.sizes)
+        self.names = tuple(columns.names)
+        self.params = tuple(columns.params)
 
 
 class SEDictionary(_NamedKernels):
@@ -220,37 +244,25 @@ class SEDictionary(_NamedKernels):
         ls = [float(v) for v in lengthscales]
         if not ls or any(not (math.isfinite(v) and 0 < v <= 2) for v in ls):
             raise ValueError(f"lengthscales must lie in (0, 2]; got {lengthscales!r}")
-        cols: list[tuple[int, float, float]] = []  # (coordinate, omega, weight); omega -1: u
+        columns = _Columns()
         kinds: list[int] = []  # per column: 0 cos, 1 sin, 2 the coordinate itself
-        sizes: list[int] = []
-        names: list[str] = []
-        params: list[str] = []
         for prm, block in zip(space.params, space.blocks, strict=True):
             if isinstance(prm, Categorical):
-                group = _categorical_block(block)
-                cols += group
-                kinds += [2] * len(group)
-                sizes.append(len(group))
-                names.append(prm.name)
-                params.append(prm.name)
+                kinds += [2] * columns.add_categorical(prm, block)
                 continue
             for v in ls:
                 omega, a = _se_fourier(v)
-                n_cols = 0
+                group: list[tuple[int, float, float]] = []
                 for w, aj in zip(omega, a, strict=True):
-                    cols.append((block.start, float(w), math.sqrt(aj)))
+                    group.append((block.start, float(w), math.sqrt(aj)))
                     kinds.append(0)
-                    n_cols += 1
                     if w > 0:
-                        cols.append((block.start, float(w), math.sqrt(aj)))
+                        group.append((block.start, float(w), math.sqrt(aj)))
                         kinds.append(1)
-                        n_cols += 1
-                sizes.append(n_cols)
-                names.append(f"{prm.name}@{v:g}")
-                params.append(prm.name)
-        idx = np.array([c for c, _, _ in cols])
-        omega_all = np.array([w for _, w, _ in cols])
-        scale = np.array([s for _, _, s in cols])
+                columns.add(group, f"{prm.name}@{v:g}", prm.name)
+        idx = np.array([c for c, _, _ in columns.cols])
+        omega_all = np.array([w for _, w, _ in columns.cols])
+        scale = np.array([s for _, _, s in columns.cols])
         kind = np.array(kinds)
 
         def features(X: np.ndarray) -> np.ndarray:  # (m, dim) -> (m, d)
@@ -258,9 +270,7 @@ class SEDictionary(_NamedKernels):
             out = np.where(kind == 1, np.sin(U * omega_all), np.cos(U * omega_all))
             return scale * np.where(kind == 2, U, out)
 
-        super().__init__(FeatureMap(features, len(cols), input_dim=space.dim), sizes)
-        self.names = tuple(names)
-        self.params = tuple(params)
+        super().__init__(features, columns, space.dim)
         self.lengthscales = tuple(ls)
 
 
@@ -284,33 +294,21 @@ class CosineDictionary(_NamedKernels):
             raise ValueError(f"n_frequencies must be an integer >= 1; got {n_frequencies!r}")
         if n_frequencies < 1:
             raise ValueError(f"n_frequencies must be an integer >= 1; got {n_frequencies!r}")
-        cols: list[tuple[int, float, float]] = []
-        sizes: list[int] = []
-        names: list[str] = []
-        params: list[str] = []
+        columns = _Columns()
         for prm, block in zip(space.params, space.blocks, strict=True):
             if isinstance(prm, Categorical):
-                group = _categorical_block(block)
-                cols += group
-                sizes.append(len(group))
-                names.append(prm.name)
-                params.append(prm.name)
+                columns.add_categorical(prm, block)
                 continue
             for j in range(1, int(n_frequencies) + 1):
-                cols.append((block.start, np.pi * j, 1.0))
-                sizes.append(1)
-                names.append(f"{prm.name}:cos({j} pi u)")
-                params.append(prm.name)
-        idx = np.array([c for c, _, _ in cols])
-        omega = np.array([w for _, w, _ in cols])
+                columns.add([(block.start, np.pi * j, 1.0)], f"{prm.name}:cos({j} pi u)", prm.name)
+        idx = np.array([c for c, _, _ in columns.cols])
+        omega = np.array([w for _, w, _ in columns.cols])
 
         def features(X: np.ndarray) -> np.ndarray:  # (m, dim) -> (m, d)
             U = X[:, idx]
             return np.where(omega < 0, U, np.cos(U * omega))
 
-        super().__init__(FeatureMap(features, len(cols), input_dim=space.dim), sizes)
-        self.names = tuple(names)
-        self.params = tuple(params)
+        super().__init__(features, columns, space.dim)
         self.n_frequencies = int(n_frequencies)
 
 
@@ -412,6 +410,15 @@ def _family_prior(family: FamilyKernel, space: SearchSpace) -> HyperPrior | None
         block = blocks[param]
         medians[block] = np.minimum(medians[block], scale)
     return HyperPrior(lengthscale=(np.log(medians), 0.5))
+
+
+def _completed(storage: BaseStorage, fs: Any) -> list[FrozenTrial]:
+    """The COMPLETE trials with a finite value of the study ``fs`` (a FrozenStudy)."""
+    return [
+        t
+        for t in storage.get_all_trials(fs._study_id, deepcopy=False, states=(TrialState.COMPLETE,))
+        if t.value is not None and math.isfinite(t.value)
+    ]
 
 
 def _space_difference(
@@ -554,13 +561,6 @@ class LIBOSampler(GPUCBSampler):
         rates = [math.sqrt(self.n_trials) / u**0.25 for u in range(1, s + 1)]
         return min(integer_exploration(rates)[-1], self.n_trials)
 
-    def _slot(self, study: Study, trial: FrozenTrial) -> int:
-        return sum(
-            1
-            for t in study.get_trials(deepcopy=False)
-            if t.number < trial.number and t.state != TrialState.FAIL
-        )
-
     def _base(self, space: SearchSpace) -> tuple[BaseKernels, tuple[str, ...], tuple[str, ...]]:
         if self._base_kernels is None:
             se = SEDictionary(space)
@@ -580,17 +580,10 @@ class LIBOSampler(GPUCBSampler):
         space: SearchSpace,
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """One earlier study as META-KGL's task ``(X (n_u, D), y (n_u,))``; ``None``: no data."""
-        trials = [
-            t
-            for t in storage.get_all_trials(
-                fs._study_id, deepcopy=False, states=(TrialState.COMPLETE,)
-            )
-            if t.value is not None and math.isfinite(t.value)
-        ]
+        trials = _completed(storage, fs)
         if not trials:
             return None
-        theirs = {n: d for n, d in intersection_search_space(trials).items() if not d.single()}
-        problem = _space_difference(theirs, search_space)
+        problem = _space_difference(_varying_intersection(trials), search_space)
         if len(fs.directions) > 1:
             problem = "it is multi-objective"
         if problem:
@@ -625,11 +618,7 @@ class LIBOSampler(GPUCBSampler):
         ``ValueError`` if that is empty (pass the distributions then).
         """
         if search_space is None:
-            search_space = {
-                n: d
-                for n, d in intersection_search_space(study.get_trials(deepcopy=False)).items()
-                if not d.single()
-            }
+            search_space = _varying_intersection(study.get_trials(deepcopy=False))
         space = search_space_from_distributions(search_space)
         if space is None:
             raise ValueError(
@@ -749,9 +738,7 @@ class LIBOSampler(GPUCBSampler):
             ):
                 return replay[slot][param_name][1]
         s = len(self._earlier(study)) + 1
-        entropy = [self._seed, s, slot, zlib.crc32(param_name.encode())]
-        sub_seed = int(np.random.SeedSequence(entropy).generate_state(1)[0])
-        return RandomSampler(seed=sub_seed).sample_independent(
+        return self._random_sampler(param_name, s, slot).sample_independent(
             study, trial, param_name, param_distribution
         )
 
@@ -764,13 +751,7 @@ class LIBOSampler(GPUCBSampler):
             if len(fs.directions) > 1:
                 continue
             sign = -1.0 if fs.directions[0] == StudyDirection.MINIMIZE else 1.0
-            done = [
-                t
-                for t in storage.get_all_trials(
-                    fs._study_id, deepcopy=False, states=(TrialState.COMPLETE,)
-                )
-                if t.value is not None and math.isfinite(t.value)
-            ]
+            done = _completed(storage, fs)
             if not done:
                 continue
             best = max(done, key=lambda t: sign * float(t.value or 0.0))

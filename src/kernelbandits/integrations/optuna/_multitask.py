@@ -296,14 +296,6 @@ class MultiTaskSampler(GPUCBSampler):
 
     # -- helpers --------------------------------------------------------------------------------
     @staticmethod
-    def _slot(study: Study, trial: FrozenTrial) -> int:
-        return sum(
-            1
-            for t in study.get_trials(deepcopy=False)
-            if t.number < trial.number and t.state != TrialState.FAIL
-        )
-
-    @staticmethod
     def _history(
         study: Study,
         trial: FrozenTrial,

@@ -1,0 +1,60 @@
+"""What the paper modules of the catalog share: the spec of one paper figure.
+
+Not a family of experiments: importing this module registers nothing. Its helpers build specs
+and leave :func:`~kernelbandits.experiments.spec.register` to the paper module, so that each
+spec's ``module`` is the module whose import registers it (worker processes import it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from kernelbandits.experiments.spec import ExperimentSpec, Metric
+
+if TYPE_CHECKING:
+    from kernelbandits.policies.base import Policy
+    from kernelbandits.problems.base import Problem
+
+#: seeds of every paper experiment's quick (CI-size) variant
+QUICK_SEEDS = 2
+
+
+def paper_spec(
+    reference: str,
+    figure: str,
+    id: str,
+    title: str,
+    problem: Callable[[int], Problem],
+    policies: Mapping[str, Callable[[Problem, int], Policy]],
+    *,
+    horizon: int,
+    n_seeds: int,
+    quick_horizon: int,
+    text: str,
+    settings: Mapping[str, object],
+    note: str = "",
+    metric: Metric = "cumulative",
+    variant_of: str = "",
+) -> ExperimentSpec:
+    """The (unregistered) spec of ``figure`` of the paper cited as ``reference``.
+
+    Its reference is ``"<reference>, <figure>"``, its description ``text`` followed by the
+    paper's shared ``note`` (if any), its quick variant :data:`QUICK_SEEDS` seeds of
+    ``quick_horizon`` rounds.
+    """
+    return ExperimentSpec(
+        id=id,
+        title=title,
+        make_problem=problem,
+        policies=policies,
+        horizon=horizon,
+        n_seeds=n_seeds,
+        quick_horizon=quick_horizon,
+        quick_seeds=QUICK_SEEDS,
+        description=f"{text} {note}" if note else text,
+        paper_settings=settings,
+        metric=metric,
+        reference=f"{reference}, {figure}",
+        variant_of=variant_of,
+    )
