@@ -43,6 +43,7 @@ Shapes: ``X_src (N, d)``, ``y_src (N,)``; candidate sets ``(m, d)``.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -159,22 +160,22 @@ class _TransferUCB(Policy):
         self.delta_kernel = check_kernel(delta_kernel, domain.dim)
         self._build_model(float(prior_mean))
 
+    @abstractmethod
     def _build_model(self, prior_mean: float) -> None:
         """The posterior(s) given the source data, and the grid caches."""
-        raise NotImplementedError
 
     def width(self) -> float:
         """``w_t = sqrt(beta_t)`` for the next round ``t = n_observations + 1``."""
         size = len(self.domain) if isinstance(self.domain, Grid) else None
         return self.beta.width(self.n_observations + 1, 0.0, size)
 
+    @abstractmethod
     def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """The model's mean and standard deviation of ``f`` at ``X (m, d)``, each ``(m,)``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _grid_mean_sd(self) -> tuple[FloatArray, FloatArray]:
         """:meth:`mean_sd` on every grid point, from the incremental caches."""
-        raise NotImplementedError
 
     def incumbent(self) -> float:
         """The best mean of ``f`` at the observed points (``"ei"`` / ``"pi"``; 0 before any)."""
