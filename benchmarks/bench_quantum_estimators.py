@@ -3,7 +3,7 @@
 Both run iterative amplitude estimation (Grinko et al. 2021) with Clopper-Pearson intervals,
 the authors' shots per round and ``alpha = delta = 0.05``, at ``eps = 0.01`` on a Bernoulli
 reward (1 qubit) and a Gaussian reward (6 + 1 qubits, see ``GaussianEncoding``). The simulator
-has the same law of (estimate, queries) as the circuits (``tests/test_quantum_estimators.py``).
+has the same law of (estimate, queries) as the circuits (``tests/quantum/test_quantum_estimators.py``).
 Times are medians over repeats, after one warm-up call (Qiskit builds and caches the
 estimation problem on first use). The canonical-QAE simulator and classical Monte Carlo are
 listed for reference.

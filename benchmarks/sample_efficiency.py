@@ -10,7 +10,7 @@ within a budget of trials, and what each trial costs in wall time.
     Griewank-5, Ackley-10), evaluated with torch in double precision (``evaluate_true``) and
     exposed to Optuna as ``trial.suggest_float("x<i>", lo, hi)`` on the function's bounds;
     ``f*`` is BoTorch's ``optimal_value`` (checked against ``_optimizers`` in
-    ``tests/test_sample_efficiency.py``; BoTorch rounds it to about 6 digits, below the true
+    ``tests/benchmarks/test_sample_efficiency.py``; BoTorch rounds it to about 6 digits, below the true
     minimum for every function here, so the smallest reachable regret is up to 2e-6, never
     negative);
   - two noisy variants, Branin with noise standard deviation 1.0 and Hartmann-6 with 0.05: the

@@ -3,13 +3,12 @@
 import importlib.util
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 from threadpoolctl import threadpool_limits
 
-ROOT = Path(__file__).resolve().parents[1]
+from _repo import ROOT
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -42,7 +42,7 @@ from kernelbandits.policies.transfer import DeltaBO, JointGPUCB
 from kernelbandits.policies.transfer_baselines import DiffGP, EnvGP
 from kernelbandits.problems.transfer import SourceData
 from kernelbandits.quantum.base import BernoulliReward
-from kernelbandits.regression import RandomFourierFeatures
+from kernelbandits.regression import MaximumLikelihood, RandomFourierFeatures
 from kernelbandits.scalarization import LinearScalarization
 
 Factory = Callable[[Domain, int], Policy]
@@ -81,11 +81,14 @@ POLICY_FACTORIES: dict[str, Factory] = {
     "gp-pi": lambda dom, seed: GPPI(dom, _kernel(dom), noise_var=0.01, xi=0.01, seed=seed),
     "gp-ts": lambda dom, seed: GPTS(dom, _kernel(dom), noise_var=0.01, seed=seed, n_candidates=128),
     "gp-ucb-ml": lambda dom, seed: GPUCB(
-        dom, _kernel(dom), noise_var=0.01, seed=seed, fit_hyperparameters=True, refit_every=4
+        dom, _kernel(dom), noise_var=0.01, seed=seed, hyperparameters=MaximumLikelihood(4)
     ),
     "bkb": lambda dom, seed: BKB(dom, _kernel(dom), noise_var=0.01, qbar=2.0, seed=seed),
     "bkb-theory": lambda dom, seed: BKB(dom, _kernel(dom), 0.01, beta=BKBBeta(), seed=seed),
     "bkb-ei": lambda dom, seed: BKB(dom, _kernel(dom), 0.01, acquisition="ei", seed=seed),
+    "bkb-ts": lambda dom, seed: BKB(
+        dom, _kernel(dom), 0.01, acquisition="ts", n_candidates=128, seed=seed
+    ),
     "linucb": lambda dom, seed: LinUCB(dom, lam=1.0, noise_std=0.1, seed=seed),
     "gp-ucb-features": lambda dom, seed: FeatureGPUCB(
         dom, RandomFourierFeatures(RBF(0.2), 50, seed=0, dim=dom.dim), 0.01, seed=seed
@@ -102,6 +105,9 @@ POLICY_FACTORIES: dict[str, Factory] = {
         beta=2.0,
         acquisition="pi",
         seed=seed,
+    ),
+    "deltabo-ts": lambda dom, seed: DeltaBO(
+        dom, _source(dom), RBF(0.3), RBF(0.2, variance=0.1), 0.01, acquisition="ts", seed=seed
     ),
     "joint-gp": lambda dom, seed: JointGPUCB(
         dom, _source(dom), RBF(0.3), RBF(0.2, variance=0.1), 0.01, beta=2.0, seed=seed

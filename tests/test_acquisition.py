@@ -8,11 +8,18 @@ import pytest
 from scipy.integrate import quad
 from scipy.stats import norm
 
-from kernelbandits.acquisition import BoxOptimizer, log_ei_score, log_h, log_pi_score, ucb_score
+from kernelbandits.acquisition import (
+    BoxOptimizer,
+    ThompsonSampling,
+    log_ei_score,
+    log_h,
+    log_pi_score,
+    ucb_score,
+)
 from kernelbandits.campaign import Campaign, gp, map_fit
-from kernelbandits.domains import Box
+from kernelbandits.domains import Box, Grid
 from kernelbandits.kernels import RBF, Matern
-from kernelbandits.policies import GPEI, GPPI, GPUCB
+from kernelbandits.policies import BKB, GPEI, GPPI, GPTS, GPUCB, DeltaBO
 from kernelbandits.regression import GPPosterior
 from kernelbandits.space import Float, Int, SearchSpace
 
@@ -230,3 +237,53 @@ def test_expected_hypervolume_improvement_matches_monte_carlo(n_objectives: int)
         gains = [compute_hypervolume(np.vstack([front, d]), ref) - base for d in draws]
         se = np.std(gains) / np.sqrt(len(gains))
         assert abs(closed[i] - np.mean(gains)) < 4 * se + 1e-9
+
+
+def _argmax_frequencies(mean, cov, n_draws, seed):
+    """P(argmax = i) of N(mean, cov), by direct Monte Carlo (numpy's own sampler)."""
+    draws = np.random.default_rng(seed).multivariate_normal(mean, cov, size=n_draws)
+    return np.bincount(np.argmax(draws, axis=1), minlength=mean.size) / n_draws
+
+
+def _ts_policies(grid):
+    """Thompson sampling on three engines whose posterior is the same exact GP: GP-TS,
+    BKB with every point in its dictionary (qbar large: p = 1), and DeltaBO whose source
+    function has (almost) no prior variance, so that ``delta`` is ``f``."""
+    no_source = (np.zeros((0, 1)), np.zeros(0), 0.01)
+    return {
+        "gp-ts": GPTS(grid, RBF(0.3), noise_var=0.05, seed=0),
+        "bkb-ts": BKB(grid, RBF(0.3), 0.05, qbar=1e9, acquisition="ts", seed=0),
+        "deltabo-ts": DeltaBO(grid, no_source, RBF(0.3, variance=1e-12), RBF(0.3), 0.05,
+                              acquisition="ts", seed=0),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["gp-ts", "bkb-ts", "deltabo-ts"])
+def test_thompson_sampling_picks_each_point_with_its_posterior_probability(name) -> None:
+    grid = Grid.linspace(0.0, 1.0, 4)
+    policy = _ts_policies(grid)[name]
+    X = np.array([[0.0], [1.0], [0.0]])
+    y = np.array([0.2, 0.1, 0.3])
+    policy.tell_many(X, y)
+    exact = GPPosterior(RBF(0.3), 0.05, 1)
+    exact.add_batch(X, y)
+    mean, cov = exact.mean(grid.points), exact.cov(grid.points)
+    expected = _argmax_frequencies(mean, cov, 400_000, 1)
+    n = 3000
+    picks = [int(np.argmin(np.abs(grid.points[:, 0] - policy.ask()[0]))) for _ in range(n)]
+    observed = np.bincount(picks, minlength=4) / n
+    # four binomial frequencies of n = 3000 draws: 4.5 standard deviations at most
+    tol = 4.5 * np.sqrt(expected * (1 - expected) / n) + 1e-3
+    assert np.all(np.abs(observed - expected) <= tol), (observed, expected)
+    assert expected.min() > 0.05  # every point is a real contender: the test can fail
+
+
+def test_thompson_sampling_on_a_box_maximises_one_draw_over_its_candidates() -> None:
+    box = Box([0.0, 0.0], [1.0, 1.0])
+    ts = ThompsonSampling(n_candidates=64)
+    x = ts.propose(box, lambda X: -np.sum((X - 0.3) ** 2, axis=1), np.random.default_rng(0))
+    cand = box.sample(64, np.random.default_rng(0))
+    best = cand[np.argmax(-np.sum((cand - 0.3) ** 2, axis=1))]
+    np.testing.assert_array_equal(x, best)
+    with pytest.raises(ValueError, match="n_candidates"):
+        ThompsonSampling(n_candidates=0)

@@ -44,3 +44,31 @@ def renamed_parameters(**old_to_new: Renaming) -> Callable[[F], F]:
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def replaced_parameters(
+    new: str, build: Callable[[dict[str, Any]], Any], spelled: str, *old: str
+) -> Callable[[F], F]:
+    """Decorate a function whose keywords ``old`` together became one object ``new``: a call
+    with any of them warns (naming ``spelled``, the new way to write it) and is passed on as
+    ``new=build({old: value, ...})``; giving ``new`` too is a ``TypeError``."""
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            given = {name: kwargs.pop(name) for name in old if name in kwargs}
+            if given:
+                if new in kwargs:
+                    raise TypeError(f"pass {new}= only ({', '.join(given)} are deprecated)")
+                warnings.warn(
+                    f"{'=, '.join(given)}= deprecated and will be removed in the next "
+                    f"release; use {spelled} (see the glossary)",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+                kwargs[new] = build(given)
+            return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

@@ -16,7 +16,10 @@ supplies ``d mu / dx`` and ``d var / dx``
   through the scaled complementary error function (the argument of Ament et al. 2023,
   "Unexpected improvements to expected improvement": ``EI`` underflows where ``log EI`` keeps
   a useful gradient). The maximiser is that of EI;
-* :func:`log_pi_score`: ``log Phi((mu - best) / sd)``, whose maximiser is that of PI.
+* :func:`log_pi_score`: ``log Phi((mu - best) / sd)``, whose maximiser is that of PI;
+* :class:`ThompsonSampling`: not a pointwise score but the maximiser of one joint posterior
+  draw, over any posterior that samples
+  (:class:`~kernelbandits.regression.base.Posterior`).
 
 The acquisition objects :class:`UpperConfidenceBound`, :class:`ExpectedImprovement` and
 :class:`ProbabilityOfImprovement` hold one round's parameters (the width, the incumbent) and
@@ -56,6 +59,7 @@ __all__ = [
     "ExpectedImprovement",
     "PointwiseAcquisition",
     "ProbabilityOfImprovement",
+    "ThompsonSampling",
     "UpperConfidenceBound",
     "check_acquisition_name",
     "expected_hypervolume_improvement",
@@ -220,7 +224,7 @@ class ProbabilityOfImprovement(_Improvement):
 
 
 #: the pointwise acquisitions a policy can be asked for by name
-AcquisitionName = Literal["ucb", "ei", "pi"]
+AcquisitionName = Literal["ucb", "ei", "pi", "ts"]
 
 
 def pointwise_acquisition(
@@ -234,14 +238,69 @@ def pointwise_acquisition(
         return ExpectedImprovement(incumbent, xi)
     if name == "pi":
         return ProbabilityOfImprovement(incumbent, xi)
-    raise ValueError(f"acquisition must be 'ucb', 'ei' or 'pi'; got {name!r}")
+    raise ValueError(f"a pointwise acquisition is 'ucb', 'ei' or 'pi'; got {name!r}")
 
 
 def check_acquisition_name(name: object) -> AcquisitionName:
-    """``name`` if it is one of ``"ucb"``, ``"ei"``, ``"pi"``; ``ValueError`` naming them."""
-    if name not in ("ucb", "ei", "pi"):
-        raise ValueError(f"acquisition must be 'ucb', 'ei' or 'pi'; got {name!r}")
+    """``name`` if it is one of ``"ucb"``, ``"ei"``, ``"pi"``, ``"ts"``; ``ValueError`` naming
+    them."""
+    if name not in ("ucb", "ei", "pi", "ts"):
+        raise ValueError(f"acquisition must be 'ucb', 'ei', 'pi' or 'ts'; got {name!r}")
     return name
+
+
+#: one joint draw of ``f`` at the rows of ``X (m, d)``, shape ``(m,)``
+DrawAt = Callable[[FloatArray], FloatArray]
+#: one joint draw of ``f`` on a grid's points (all of them for ``None``, else the indices given)
+GridDraw = Callable[[np.ndarray | None], FloatArray]
+
+
+@dataclass(frozen=True)
+class ThompsonSampling:
+    """Thompson sampling over any posterior: the maximiser of one joint draw of ``f``
+    (Thompson 1933; GP-TS as analysed by Chowdhury & Gopalan 2017).
+
+    * a :class:`~kernelbandits.domains.Grid` of at most ``max_joint`` points: one draw joint
+      over every point, exact argmax with random ties;
+    * a larger Grid: a joint draw on ``n_candidates`` grid points chosen afresh each round
+      (without replacement);
+    * a Box: a joint draw on ``n_candidates`` fresh candidates (scrambled Sobol, or a policy's
+      own candidate set).
+
+    The draw on many points costs a factorisation of their ``(m, m)`` covariance (pivoted
+    Cholesky, ``O(m^3)``) unless the posterior has a faster route (``grid_draw``: e.g. the exact
+    GP's conditioned prior draws, :meth:`~kernelbandits.regression.CandidatePosterior.sample`).
+    """
+
+    n_candidates: int = 512
+    max_joint: int = 4096
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n_candidates", check_count(self.n_candidates, "n_candidates"))
+        object.__setattr__(self, "max_joint", check_count(self.max_joint, "max_joint"))
+
+    def propose(
+        self,
+        domain: Domain,
+        draw_at: DrawAt,
+        rng: np.random.Generator,
+        *,
+        grid_draw: GridDraw | None = None,
+        candidates: Callable[[], FloatArray] | None = None,
+    ) -> FloatArray:
+        """The maximiser of one draw, shape ``(d,)``. ``draw_at(X)`` draws at any points (with
+        ``rng``, the caller's); on a Grid ``grid_draw`` replaces it when given; off a grid
+        ``candidates()`` replaces the Sobol candidates."""
+        if isinstance(domain, Grid):
+            points = domain.points
+            draw = grid_draw or (lambda idx: draw_at(points if idx is None else points[idx]))
+            m = len(domain)
+            if m <= self.max_joint:
+                return points[domain.argmax(draw(None), rng)]
+            idx = rng.choice(m, size=min(self.n_candidates, m), replace=False)
+            return points[idx[int(np.argmax(draw(idx)))]]
+        cand = candidates() if candidates is not None else domain.sample(self.n_candidates, rng)
+        return cand[int(np.argmax(draw_at(cand)))]
 
 
 def maximize_on_domain(

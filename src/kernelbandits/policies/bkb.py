@@ -45,12 +45,14 @@ from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
+    check_count,
     check_nonnegative,
     check_positive,
     check_probability,
 )
 from kernelbandits.acquisition import (
     AcquisitionName,
+    ThompsonSampling,
     check_acquisition_name,
     maximize_on_domain,
     pointwise_acquisition,
@@ -59,6 +61,7 @@ from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.base import Kernel, check_kernel
 from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.policies.beta import BetaSchedule, as_schedule
+from kernelbandits.regression.hyperparameters import HyperparameterLearner, check_learner
 from kernelbandits.regression.nystrom import NystromPosterior, resample_dictionary
 
 
@@ -130,8 +133,18 @@ class BKB(Policy):
         probability multiplied by its number of pulls (the authors' reference code; default),
         instead of one per observation (Alg. 1 as printed). See the module notes.
     acquisition : ``"ucb"`` (Alg. 1, default), or ``"ei"`` / ``"pi"`` on the same sketched
-        posterior (improvement over the best posterior mean at the observed points, ``xi``).
+        posterior (improvement over the best posterior mean at the observed points, ``xi``),
+        or ``"ts"``, one joint draw from it
+        (:class:`~kernelbandits.acquisition.ThompsonSampling`).
     xi : improvement margin of ``"ei"`` / ``"pi"``.
+    n_candidates : points of one ``"ts"`` draw on a Box or a grid larger than 4096 points.
+    hyperparameters : learn the kernel and the noise variance (then also ``lam``) from the data:
+        a :class:`~kernelbandits.regression.hyperparameters.HyperparameterLearner`, refitted on
+        its schedule on all the data by the exact likelihood (``O(t^3)`` per refit; with
+        ``refit_every="geometric"`` about ``20 + 5.5 ln(T / 20)`` refits); the round's new
+        dictionary and embedding are built with the refitted kernel (the inclusion
+        probabilities come from the previous posterior, as in Alg. 1). ``None`` (default):
+        the given kernel throughout. Not combinable with ``lam``.
 
     Attributes
     ----------
@@ -174,9 +187,16 @@ class BKB(Policy):
         merge_repeats: bool = True,
         acquisition: AcquisitionName = "ucb",
         xi: float = 0.0,
+        n_candidates: int = 512,
+        hyperparameters: HyperparameterLearner | None = None,
     ) -> None:
         super().__init__(domain, seed)
         check_kernel(kernel, domain.dim)
+        hyperparameters = check_learner(hyperparameters)
+        if hyperparameters is not None and lam is not None:
+            raise ValueError("lam follows the learned noise variance: do not pass lam")
+        self.hyperparameters = hyperparameters
+        self.refits: list[int] = []  # the rounds t at which the hyperparameters were refitted
         self.kernel = kernel
         self.noise_var = check_positive(noise_var, "noise_var")
         self.lam = self.noise_var if lam is None else check_positive(lam, "lam")
@@ -184,6 +204,7 @@ class BKB(Policy):
         self.merge_repeats = bool(merge_repeats)
         self.acquisition: AcquisitionName = check_acquisition_name(acquisition)
         self.xi = check_nonnegative(xi, "xi")
+        self.n_candidates = check_count(n_candidates, "n_candidates")
         self.beta = as_schedule(beta)
         d = domain.dim
         self.posterior = NystromPosterior(kernel, self.lam, np.zeros((0, d)), np.zeros((0, d)), [])
@@ -237,6 +258,9 @@ class BKB(Policy):
         # Alg. 1, UCB step: exact and vectorised on a Grid (random ties), Sobol + L-BFGS-B on a Box
         if self.acquisition == "ucb":
             return maximize_on_domain(self.domain, self.ucb, self.rng)
+        if self.acquisition == "ts":  # one joint draw from the sketched posterior
+            draw_at = lambda X: self.posterior.sample(X, 1, self.rng)[0]  # noqa: E731
+            return ThompsonSampling(self.n_candidates).propose(self.domain, draw_at, self.rng)
         acq = pointwise_acquisition(self.acquisition, self.width(), self.incumbent(), self.xi)
         return maximize_on_domain(self.domain, lambda X: acq(*self.mean_sd(X)), self.rng)
 
@@ -251,13 +275,24 @@ class BKB(Policy):
         scaled = multiplicity * prev_var[cand] / self.lam
         mask, probs = resample_dictionary(scaled, self.qbar, self.rng)
         chosen = cand[mask]
-        post = NystromPosterior(self.kernel, self.lam, X[chosen], X, Y, 1.0 / np.sqrt(probs[mask]))
+        kernel, lam = self._hyperparameters(X, Y)
+        post = NystromPosterior(kernel, lam, X[chosen], X, Y, 1.0 / np.sqrt(probs[mask]))
         data_var = post.variance(X)  # sigma~^2_t(x_i) for the next resampling
         # commit (nothing below can fail)
+        if kernel is not self.kernel:
+            self.kernel, self.noise_var, self.lam = kernel, lam, lam
+            self.refits.append(X.shape[0])
         self.posterior, self._data_var = post, data_var
         self.inclusion_probabilities, self.dictionary_indices = probs, chosen
         self.info_gain += 0.5 * float(np.log1p(var_new / self.lam))
         self.dictionary_sizes.append(int(chosen.size))
+
+    def _hyperparameters(self, X: FloatArray, Y: FloatArray) -> tuple[Kernel, float]:
+        """The kernel and ``lam`` of this round's posterior: refitted when the learner is due."""
+        learner = self.hyperparameters
+        if learner is None or not learner.due(X.shape[0]):
+            return self.kernel, self.lam
+        return learner.fit(self.kernel, X, Y, self.noise_var, self.rng)
 
     def _dictionary_candidates(self, X: FloatArray) -> tuple[np.ndarray, FloatArray]:
         """Observation indices that may enter the dictionary and how many pulls each stands for.

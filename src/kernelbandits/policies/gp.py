@@ -6,9 +6,11 @@ every grid point is kept current by :class:`~kernelbandits.regression.CandidateP
 O(|X| t) per round, so a decision is one vectorised pass over the grid. On a
 :class:`~kernelbandits.domains.Box` the score is maximised by Sobol candidates + L-BFGS-B.
 
-Kernel hyperparameters are fixed by the user by default. With ``fit_hyperparameters=True`` the
-kernel (and, with ``fit_noise=True``, the noise) is refitted by type-II maximum likelihood every
-``refit_every`` observations, which rebuilds the posterior once per refit. With
+Kernel hyperparameters are fixed by the user by default. With a learner,
+``hyperparameters=MaximumLikelihood(refit_every)`` (type-II maximum likelihood, optionally of the
+noise too) or ``MaximumAPosteriori(refit_every, prior)``
+(:mod:`kernelbandits.regression.hyperparameters`), the kernel is refitted on the learner's
+schedule, which rebuilds the posterior once per refit. With
 ``normalize_y=True`` the observations are standardised by their running mean and standard
 deviation (scikit-learn's ``GaussianProcessRegressor(normalize_y=True)``), which also rebuilds
 the posterior after every observation.
@@ -23,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from kernelbandits._deprecation import replaced_parameters
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
@@ -35,6 +38,7 @@ from kernelbandits.acquisition import (
     ExpectedImprovement,
     PointwiseAcquisition,
     ProbabilityOfImprovement,
+    ThompsonSampling,
     UpperConfidenceBound,
     maximize_on_domain,
 )
@@ -44,12 +48,24 @@ from kernelbandits.kernels.base import check_kernel
 from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta, as_schedule
 from kernelbandits.regression import CandidatePosterior, GPPosterior
-from kernelbandits.regression.likelihood import (
-    HyperPrior,
-    fit_hyperparameters,
-    fit_map,
-    schedule_point,
+from kernelbandits.regression.hyperparameters import (
+    HyperparameterLearner,
+    MaximumAPosteriori,
+    MaximumLikelihood,
+    check_learner,
 )
+
+
+def _learner_from_flags(flags: dict[str, Any]) -> HyperparameterLearner | None:
+    """The learner the retired ``fit_hyperparameters``, ``fit_noise``, ``refit_every`` and
+    ``hyper_prior`` flags described (``None`` without ``fit_hyperparameters``); the flags are
+    validated either way."""
+    learner_ml = MaximumLikelihood(flags.get("refit_every", 10), bool(flags.get("fit_noise")))
+    prior = flags.get("hyper_prior")
+    learner_map = MaximumAPosteriori(learner_ml.refit_every, prior) if prior is not None else None
+    if not flags.get("fit_hyperparameters"):
+        return None
+    return learner_map or learner_ml
 
 
 class GPPolicy(Policy):
@@ -60,20 +76,20 @@ class GPPolicy(Policy):
     domain : a Grid or a Box.
     kernel : prior covariance of the GP.
     noise_var : noise variance / kernel-ridge regulariser ``lam`` (> 0).
-    fit_hyperparameters : refit the kernel by maximum likelihood every ``refit_every`` rounds.
-    refit_every : a number of rounds, or ``"geometric"``: at the points of
-        :func:`~kernelbandits.regression.likelihood.schedule_point` (every observation while
-        ``t <= 20``, then each time ``t`` has grown by 20%), so between refits the per-round
-        cost stays that of the incremental posterior.
-    hyper_prior : with ``fit_hyperparameters``, refit by type-II MAP under this prior
-        (:func:`~kernelbandits.regression.likelihood.fit_map`: ARD lengthscales, output and
-        noise variance, for inputs in the unit box and standardised outputs) instead of
-        maximum likelihood.
+    hyperparameters : learn the kernel and the noise from the data: a
+        :class:`~kernelbandits.regression.hyperparameters.HyperparameterLearner`
+        (``MaximumLikelihood(refit_every, fit_noise)`` or ``MaximumAPosteriori(refit_every,
+        prior)``), which refits on its schedule (e.g. ``refit_every="geometric"``: every
+        observation up to 20, then each time ``t`` has grown by 20 %), the posterior rebuilt
+        once per refit; between refits the per-round cost stays that of the incremental
+        posterior. ``None`` (default): the given ``kernel`` and ``noise_var`` throughout (the
+        paper experiments' setting). The former flags ``fit_hyperparameters``, ``fit_noise``,
+        ``refit_every`` and ``hyper_prior`` still work for one release, with a warning.
     normalize_y : standardise the observations: with ``m``, ``s`` the mean and standard deviation
         of the ``t`` values observed so far (``s = 1`` while it is 0), the posterior is that of
         ``GP(m, s^2 k)`` with noise ``s^2 noise_var`` -- ``kernel`` and ``noise_var`` are in
         standardised units, as in scikit-learn's ``normalize_y`` -- rebuilt after every
-        observation in O(t^3 + |grid| t^2). Not combinable with ``fit_hyperparameters``.
+        observation in O(t^3 + |grid| t^2). Not combinable with ``hyperparameters``.
     optimizer : on a :class:`~kernelbandits.domains.Box`, maximise the acquisition with this
         :class:`~kernelbandits.acquisition.BoxOptimizer` (Sobol and local candidates around
         the best observed points, L-BFGS-B with the analytic gradient) instead of the box's
@@ -83,38 +99,38 @@ class GPPolicy(Policy):
 
     capabilities = PolicyTags(posterior=True)
 
+    @replaced_parameters(
+        "hyperparameters",
+        _learner_from_flags,
+        "hyperparameters=MaximumLikelihood(refit_every, fit_noise) or "
+        "MaximumAPosteriori(refit_every, prior)",
+        "fit_hyperparameters",
+        "fit_noise",
+        "refit_every",
+        "hyper_prior",
+    )
     def __init__(
         self,
         domain: Domain,
         kernel: Kernel,
         noise_var: float = 0.01,
         seed: SeedLike = None,
-        fit_hyperparameters: bool = False,
-        fit_noise: bool = False,
-        refit_every: int | str = 10,
         normalize_y: bool = False,
-        hyper_prior: HyperPrior | None = None,
         optimizer: BoxOptimizer | None = None,
+        hyperparameters: HyperparameterLearner | None = None,
     ) -> None:
         super().__init__(domain, seed)
         check_kernel(kernel, domain.dim)
-        if refit_every != "geometric" and (isinstance(refit_every, str) or int(refit_every) < 1):
-            raise ValueError(f"refit_every must be >= 1 or 'geometric'; got {refit_every!r}")
-        if hyper_prior is not None and not isinstance(hyper_prior, HyperPrior):
-            raise ValueError(f"hyper_prior must be a HyperPrior; got {type(hyper_prior).__name__}")
+        hyperparameters = check_learner(hyperparameters)
         if optimizer is not None and not isinstance(optimizer, BoxOptimizer):
             raise ValueError(f"optimizer must be a BoxOptimizer; got {type(optimizer).__name__}")
         self.optimizer = optimizer
         #: points (k, d) whose evaluation is under way (a campaign's pending trials, told here
         #: their hallucinated values): the optimizer does not propose them again
         self.pending: FloatArray = np.zeros((0, domain.dim))
-        if normalize_y and fit_hyperparameters:
-            raise ValueError("normalize_y and fit_hyperparameters cannot be combined")
-        self.fit_hyperparameters, self.fit_noise = bool(fit_hyperparameters), bool(fit_noise)
-        self.refit_every: int | str = (
-            refit_every if refit_every == "geometric" else int(refit_every)
-        )
-        self.hyper_prior = hyper_prior
+        if normalize_y and hyperparameters is not None:
+            raise ValueError("normalize_y and learned hyperparameters cannot be combined")
+        self.hyperparameters = hyperparameters
         self.refits: list[int] = []  # the rounds t at which the hyperparameters were refitted
         self.normalize_y = bool(normalize_y)
         # the kernel and noise in the units of the model (standardised ones with normalize_y)
@@ -155,16 +171,11 @@ class GPPolicy(Policy):
             return
         self.posterior.add(x, y)
         t = self.posterior.n_observations
-        if self.fit_hyperparameters and t >= 2 and self._refit_due(t):
+        learner = self.hyperparameters
+        if learner is not None and learner.due(t):
             X, Y = np.vstack([*self._X, x]), np.append(self._y, y)
-            if self.hyper_prior is not None:  # warm start: the current kernel and noise
-                kernel, lam = fit_map(
-                    self.kernel, X, Y, self.noise_var, prior=self.hyper_prior, seed=self.rng
-                )
-            else:
-                kernel, lam = fit_hyperparameters(
-                    self.kernel, X, Y, self.noise_var, fit_noise=self.fit_noise, seed=self.rng
-                )
+            # warm start from the current kernel and noise
+            kernel, lam = learner.fit(self.kernel, X, Y, self.noise_var, self.rng)
             self._kernel, self._noise_var = kernel, lam
             self.refits.append(t)
             self._set_posterior(kernel, lam, X, Y)  # the one full re-factorisation per refit
@@ -173,18 +184,12 @@ class GPPolicy(Policy):
         """One block Cholesky extension (:meth:`GPPosterior.add_batch`) when no refit or
         re-standardisation can happen in between; otherwise one by one."""
         plain = type(self)._update is GPPolicy._update  # a subclass may add to _update
-        if self.fit_hyperparameters or self.normalize_y or not plain or not rows:
+        if self.hyperparameters is not None or self.normalize_y or not plain or not rows:
             super()._absorb_many(rows, values)
             return
         self.posterior.add_batch(np.array(rows), np.array(values))
         self._X.extend(rows)
         self._y.extend(values)
-
-    def _refit_due(self, t: int) -> bool:
-        """Whether to refit after the ``t``-th observation (see ``refit_every``)."""
-        if self.refit_every != "geometric":
-            return t % int(self.refit_every) == 0
-        return schedule_point(t) == t
 
     def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Posterior mean and standard deviation at ``X (m, d)``, each ``(m,)``."""
@@ -323,7 +328,8 @@ class GPPI(_ImprovementPolicy):
 
 
 class GPTS(GPPolicy):
-    """GP Thompson sampling: maximise one joint posterior sample.
+    """GP Thompson sampling: maximise one joint posterior sample
+    (:class:`~kernelbandits.acquisition.ThompsonSampling` on the exact posterior).
 
     On a Grid of at most ``max_joint`` points the sample is exact and joint over every grid point:
     a prior draw conditioned on the data (Matheron's rule,
@@ -352,20 +358,19 @@ class GPTS(GPPolicy):
         self.max_joint = check_count(max_joint, "max_joint")
 
     def _propose(self) -> FloatArray:
-        if self._grid is not None and isinstance(self.domain, Grid):
-            m = len(self.domain)
-            if m <= self.max_joint:
-                draw = self._grid.sample(1, self.rng)[0]
-                return self.domain.points[self.domain.argmax(draw, self.rng)]
-            idx = self.rng.choice(m, size=min(self.n_candidates, m), replace=False)
-            sub = self._grid.sample(1, self.rng, idx)[0]
-            return self.domain.points[idx[int(np.argmax(sub))]]
-        if self.optimizer is not None and isinstance(self.domain, Box):
-            cand = self.optimizer.candidates(
-                self.domain.lower, self.domain.upper, self.rng, self.anchors()
-            )
-            cand = cand[self.rng.choice(len(cand), min(self.n_candidates, len(cand)), False)]
-        else:
-            cand = self.domain.sample(self.n_candidates, self.rng)
-        draw = self.posterior.sample(cand, 1, self.rng)[0]
-        return cand[int(np.argmax(draw))]
+        grid = self._grid
+        return ThompsonSampling(self.n_candidates, self.max_joint).propose(
+            self.domain,
+            lambda X: self.posterior.sample(X, 1, self.rng)[0],
+            self.rng,
+            grid_draw=None if grid is None else lambda idx: grid.sample(1, self.rng, idx)[0],
+            candidates=self._box_candidates if self.optimizer is not None else None,
+        )
+
+    def _box_candidates(self) -> FloatArray:
+        """``n_candidates`` of the box optimiser's candidates (Sobol and around the best)."""
+        assert self.optimizer is not None and isinstance(self.domain, Box)
+        cand = self.optimizer.candidates(
+            self.domain.lower, self.domain.upper, self.rng, self.anchors()
+        )
+        return cand[self.rng.choice(len(cand), min(self.n_candidates, len(cand)), False)]

@@ -51,10 +51,11 @@ from numpy.typing import ArrayLike
 
 from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
-from kernelbandits._validation import FloatArray, as_points, check_nonnegative, check_positive
+from kernelbandits._validation import FloatArray, check_count, check_nonnegative, check_positive
 from kernelbandits.acquisition import (
     AcquisitionName,
     PointwiseAcquisition,
+    ThompsonSampling,
     UpperConfidenceBound,
     check_acquisition_name,
     maximize_on_domain,
@@ -62,14 +63,22 @@ from kernelbandits.acquisition import (
 )
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import Kernel
-from kernelbandits.kernels.base import check_kernel, check_theta
+from kernelbandits.kernels.base import check_kernel
 from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.policies.beta import BetaSchedule, ConstantBeta, SrinivasBeta
 from kernelbandits.problems.transfer import SourceData
-from kernelbandits.regression import CandidatePosterior, GPPosterior
+from kernelbandits.regression import CandidatePosterior, Posterior
+from kernelbandits.regression.transfer import (
+    DeltaCandidates,
+    DeltaPosterior,
+    JointPosterior,
+    TransferKernel,
+)
 
 if TYPE_CHECKING:
     from kernelbandits.experiments.trace import Trace
+
+__all__ = ["DeltaBO", "JointGPUCB", "TransferKernel", "as_source", "thm1_beta", "transfer_width"]
 
 Source = SourceData | tuple[ArrayLike, ArrayLike, float]
 
@@ -132,6 +141,8 @@ class _TransferUCB(Policy):
     :meth:`_grid_mean_sd` (the same on every grid point, from their caches)."""
 
     capabilities = PolicyTags(posterior=True, seed_sensitive=False)  # no ties on a grid
+    #: the model of ``f`` (built by :meth:`_build_model`)
+    posterior: Posterior
 
     @renamed_parameters(beta_t=_RETIRED_BETA_T)
     def __init__(
@@ -148,14 +159,18 @@ class _TransferUCB(Policy):
         prior_mean: float = 0.0,
         acquisition: AcquisitionName = "ucb",
         xi: float = 0.0,
+        n_candidates: int = 512,
     ) -> None:
         super().__init__(domain, seed)
         self.acquisition: AcquisitionName = check_acquisition_name(acquisition)
         self.xi = check_nonnegative(xi, "xi")
+        self.n_candidates = check_count(n_candidates, "n_candidates")
         self.source = as_source(source, domain.dim, source_noise_var)
         self.noise_var = check_positive(noise_var, "noise_var")
         self.rho = check_positive(rho, "rho")
-        self.beta = transfer_width(beta, self.rho, domain)
+        # only UCB has a width: EI, PI and TS on a Box need no beta (Thm 1's needs a grid)
+        uses_width = acquisition == "ucb" or beta is not None or isinstance(domain, Grid)
+        self.beta = transfer_width(beta, self.rho, domain) if uses_width else None
         self.source_kernel = check_kernel(source_kernel, domain.dim)
         self.delta_kernel = check_kernel(delta_kernel, domain.dim)
         self._build_model(float(prior_mean))
@@ -165,7 +180,10 @@ class _TransferUCB(Policy):
         """The posterior(s) given the source data, and the grid caches."""
 
     def width(self) -> float:
-        """``w_t = sqrt(beta_t)`` for the next round ``t = n_observations + 1``."""
+        """``w_t = sqrt(beta_t)`` for the next round ``t = n_observations + 1`` (0 for an
+        acquisition without a width and no ``beta``)."""
+        if self.beta is None:
+            return 0.0
         size = len(self.domain) if isinstance(self.domain, Grid) else None
         return self.beta.width(self.n_observations + 1, 0.0, size)
 
@@ -184,6 +202,9 @@ class _TransferUCB(Policy):
         return float(np.max(self.mean_sd(self.X_observed)[0]))
 
     def _propose(self) -> FloatArray:
+        if self.acquisition == "ts":  # one joint draw from the model of f
+            draw_at = lambda X: self.posterior.sample(X, 1, self.rng)[0]  # noqa: E731
+            return ThompsonSampling(self.n_candidates).propose(self.domain, draw_at, self.rng)
         if self.acquisition == "ucb":
             acq: PointwiseAcquisition = UpperConfidenceBound(self.width())  # eq. (7)
         else:
@@ -224,8 +245,9 @@ class DeltaBO(_TransferUCB):
     rho : Thm 1's confidence parameter.
     prior_mean : the constant prior mean ``m`` of ``g`` (module notes; default 0).
     acquisition : ``"ucb"`` (eq. 7, default), or ``"ei"`` / ``"pi"`` on the same model of ``f``
-        (improvement over its best mean at the observed points, plus ``xi``): not in the
-        paper, for comparisons.
+        (improvement over its best mean at the observed points, plus ``xi``), or ``"ts"``, one
+        joint draw from it (:class:`~kernelbandits.acquisition.ThompsonSampling`, with
+        ``n_candidates`` points on a Box): not in the paper, for comparisons.
     ``beta_t=`` (a constant under the square root) is the deprecated spelling of
     ``beta = sqrt(beta_t)``.
 
@@ -245,90 +267,35 @@ class DeltaBO(_TransferUCB):
     """
 
     name = "DeltaBO"
+    posterior: DeltaPosterior
 
     def _build_model(self, prior_mean: float) -> None:
-        domain = self.domain
-        # eq. (5): the source posterior, computed once; a noiseless source gets a tiny jitter
-        self.source_posterior = GPPosterior(
-            self.source_kernel, max(self.source.noise_var, 1e-10), domain.dim, prior_mean
-        )
-        if self.source.n:
-            self.source_posterior.add_batch(self.source.X, self.source.y)
-        self.delta_posterior = GPPosterior(self.delta_kernel, self.noise_var, input_dim=domain.dim)
-        self._grid: CandidatePosterior | None = None
-        if isinstance(domain, Grid):
-            self._mu_g, self._var_g = self.source_posterior.predict(domain.points)
-            self._grid = self.delta_posterior.track(domain.points)
+        src = self.source
+        self.posterior = DeltaPosterior(
+            self.source_kernel, self.delta_kernel, self.noise_var,
+            src.X, src.y, src.noise_var, self.domain.dim, prior_mean,
+        )  # fmt: skip
+        self.source_posterior, self.delta_posterior = self.posterior.source, self.posterior.delta
+        self._grid: DeltaCandidates | None = None
+        if isinstance(self.domain, Grid):
+            self._grid = self.posterior.track(self.domain.points)
 
     def source_mean_var(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """``mu_g(x)`` and ``sigma_g^2(x)`` (eq. 5) at ``X (m, d)``, each ``(m,)``."""
-        return self.source_posterior.predict(as_points(X, "X", self.domain.dim))
+        return self.posterior.source_mean_var(X)
 
     def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """DeltaBO's estimate of ``f`` and its width: ``mu_g + mu_delta`` and
         ``sqrt(sigma_g^2 + sigma_delta^2)`` at ``X (m, d)``, each ``(m,)``."""
-        mu_g, var_g = self.source_mean_var(X)
-        mu_d, var_d = self.delta_posterior.predict(X)
-        return mu_g + mu_d, np.sqrt(np.maximum(var_g + var_d, 0.0))
+        mu, var = self.posterior.predict(X)
+        return mu, np.sqrt(np.maximum(var, 0.0))
 
     def _grid_mean_sd(self) -> tuple[FloatArray, FloatArray]:
         assert self._grid is not None
-        mu = self._mu_g + self._grid.mean
-        return mu, np.sqrt(np.maximum(self._var_g + self._grid.var, 0.0))
+        return self._grid.mean, np.sqrt(np.maximum(self._grid.var, 0.0))
 
     def _update(self, x: FloatArray, y: float) -> None:
-        mu_g, var_g = self.source_posterior.predict(x[None, :])
-        # Alg. 1 line 5: residual y - mu_g(x) with noise sigma_g^2(x) + sigma^2
-        self.delta_posterior.add(x, y - float(mu_g[0]), noise_var=float(var_g[0]) + self.noise_var)
-
-
-class TransferKernel(Kernel):
-    """``k((x, a), (x', b)) = k_g(x, x') + a b k_delta(x, x')`` on inputs ``(x, a)`` whose last
-    coordinate ``a in {0, 1}`` tags the source (0) or the target (1) task: the covariance of
-    ``y = g(x)`` (source) and ``y = g(x) + delta(x)`` (target) with independent ``g``, ``delta``.
-    """
-
-    def __init__(self, source_kernel: Kernel, delta_kernel: Kernel, dim: int) -> None:
-        self.source_kernel = check_kernel(source_kernel, dim)
-        self.delta_kernel = check_kernel(delta_kernel, dim)
-        self.dim = int(dim)
-        self.input_dim = self.dim + 1
-
-    def _split(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
-        tags = X[:, -1]
-        if not np.all((tags == 0.0) | (tags == 1.0)):
-            raise ValueError("the last coordinate must tag the task: 0 (source) or 1 (target)")
-        return X[:, :-1], tags
-
-    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
-        (Xp, a), (Yp, b) = self._split(X), self._split(Y)
-        K = self.source_kernel(Xp, Yp)
-        both = np.outer(a, b)
-        if np.any(both):
-            K = K + both * self.delta_kernel(Xp, Yp)
-        return K
-
-    def diag(self, X: ArrayLike) -> FloatArray:
-        Xp, a = self._split(as_points(X, "X", self.input_dim))
-        return self.source_kernel.diag(Xp) + a * self.delta_kernel.diag(Xp)
-
-    @property
-    def theta(self) -> FloatArray:
-        return np.concatenate([self.source_kernel.theta, self.delta_kernel.theta])
-
-    def with_theta(self, theta: ArrayLike) -> TransferKernel:
-        n = self.source_kernel.theta.size
-        th = check_theta(theta, n + self.delta_kernel.theta.size)
-        return TransferKernel(
-            self.source_kernel.with_theta(th[:n]), self.delta_kernel.with_theta(th[n:]), self.dim
-        )
-
-    def __repr__(self) -> str:
-        return f"TransferKernel({self.source_kernel!r}, {self.delta_kernel!r})"
-
-
-def _tag(X: FloatArray, tag: float) -> FloatArray:
-    return np.column_stack([X, np.full(X.shape[0], tag)])
+        self.posterior.add(x, y)  # Alg. 1 line 5
 
 
 class JointGPUCB(_TransferUCB):
@@ -342,22 +309,22 @@ class JointGPUCB(_TransferUCB):
     """
 
     name = "Joint-GP"
+    posterior: JointPosterior
 
     def _build_model(self, prior_mean: float) -> None:
-        domain = self.domain
-        self.kernel = TransferKernel(self.source_kernel, self.delta_kernel, domain.dim)
-        self.posterior = GPPosterior(self.kernel, self.noise_var, domain.dim + 1, prior_mean)
-        if self.source.n:
-            self.posterior.add_batch(
-                _tag(self.source.X, 0.0), self.source.y, max(self.source.noise_var, 1e-10)
-            )
+        src = self.source
+        self.posterior = JointPosterior(
+            self.source_kernel, self.delta_kernel, self.noise_var,
+            src.X, src.y, src.noise_var, self.domain.dim, prior_mean,
+        )  # fmt: skip
+        self.kernel = self.posterior.kernel
         self._grid: CandidatePosterior | None = None
-        if isinstance(domain, Grid):
-            self._grid = self.posterior.track(_tag(domain.points, 1.0))
+        if isinstance(self.domain, Grid):
+            self._grid = self.posterior.track(self.domain.points)
 
     def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Posterior mean and standard deviation of ``f`` at ``X (m, d)``, each ``(m,)``."""
-        mu, var = self.posterior.predict(_tag(as_points(X, "X", self.domain.dim), 1.0))
+        mu, var = self.posterior.predict(X)
         return mu, np.sqrt(np.maximum(var, 0.0))
 
     def _grid_mean_sd(self) -> tuple[FloatArray, FloatArray]:
@@ -365,4 +332,4 @@ class JointGPUCB(_TransferUCB):
         return self._grid.mean, np.sqrt(np.maximum(self._grid.var, 0.0))
 
     def _update(self, x: FloatArray, y: float) -> None:
-        self.posterior.add(_tag(x[None, :], 1.0)[0], y)
+        self.posterior.add(x, y)

@@ -2,13 +2,18 @@
 type-II maximum likelihood, Nystrom (BKB) embeddings and random Fourier features; the
 vector-valued (multi-task) posterior in block form and on the ICM fast path, exact and sketched."""
 
-from kernelbandits.regression.base import Posterior
+from kernelbandits.regression.base import MultiTaskPosterior, Posterior
 from kernelbandits.regression.gp import (
     CandidatePosterior,
     GPPosterior,
     information_gain,
     psd_root,
     sample_gaussian,
+)
+from kernelbandits.regression.hyperparameters import (
+    HyperparameterLearner,
+    MaximumAPosteriori,
+    MaximumLikelihood,
 )
 from kernelbandits.regression.likelihood import (
     fit_constant_mean_and_scale,
@@ -35,7 +40,8 @@ from kernelbandits.regression.nystrom import (
     resample_dictionary,
 )
 from kernelbandits.regression.rff import RandomFourierFeatures
-from kernelbandits.regression.source_target import SourceTargetGP
+from kernelbandits.regression.source_target import FittedSourceTarget, SourceTargetGP
+from kernelbandits.regression.transfer import DeltaPosterior, JointPosterior, TransferKernel
 
 __all__ = [
     "BlockNystromPosterior",
@@ -43,13 +49,21 @@ __all__ = [
     "CandidatePosterior",
     "DecoupledNystromPosterior",
     "DecoupledPosterior",
+    "DeltaPosterior",
     "EigenPosterior",
+    "FittedSourceTarget",
     "GPPosterior",
+    "HyperparameterLearner",
+    "JointPosterior",
+    "MaximumAPosteriori",
+    "MaximumLikelihood",
+    "MultiTaskPosterior",
     "NystromEmbedding",
     "NystromPosterior",
     "Posterior",
     "RandomFourierFeatures",
     "SourceTargetGP",
+    "TransferKernel",
     "VectorPosterior",
     "batch_posterior",
     "fit_constant_mean_and_scale",

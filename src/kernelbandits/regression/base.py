@@ -4,12 +4,18 @@ A policy scores points from a posterior's marginals (UCB, EI, PI: ``predict``), 
 (Thompson sampling: ``sample``) and sizes its confidence width from how much it has learnt
 (``info_gain``). The exact GP (:class:`~kernelbandits.regression.GPPosterior`, also the weighted
 posterior of Q-GP-UCB through per-observation noise) and the Nystrom posterior of BKB
-(:class:`~kernelbandits.regression.NystromPosterior`) answer it; multi-task posteriors answer
-the same questions with an ``(n,)`` mean and an ``(n, n)`` covariance per point
-(:class:`~kernelbandits.regression.VectorPosterior`). Not yet behind it (the next step of the
-model layer): the source-target model of the transfer baselines
-(:class:`~kernelbandits.regression.SourceTargetGP`, whose ``predict`` takes a fit) and the
-joint and residual posteriors of DeltaBO, which the policies combine themselves.
+(:class:`~kernelbandits.regression.NystromPosterior`) answer it, and so do the posteriors of
+transfer: DeltaBO's source-plus-residual posterior
+(:class:`~kernelbandits.regression.DeltaPosterior`), the exact joint posterior of ``f = g +
+delta`` (:class:`~kernelbandits.regression.JointPosterior`) and a fitted source-target model of
+the transfer baselines (:meth:`~kernelbandits.regression.SourceTargetGP.posterior`).
+
+Multi-task posteriors answer the same questions for a vector ``f(x) in R^n``
+(:class:`MultiTaskPosterior`): an ``(n,)`` mean and an ``(n, n)`` task covariance per point,
+point-major joint draws. The exact ones (block, decoupled ICM, eigen:
+:class:`~kernelbandits.regression.VectorPosterior`) and the sketched ones of MT-BKB
+(:class:`~kernelbandits.regression.BlockNystromPosterior`,
+:class:`~kernelbandits.regression.DecoupledNystromPosterior`) implement it.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from numpy.typing import ArrayLike
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import FloatArray
 
-__all__ = ["Posterior"]
+__all__ = ["MultiTaskPosterior", "Posterior"]
 
 
 @runtime_checkable
@@ -35,6 +41,27 @@ class Posterior(Protocol):
     """
 
     def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]: ...
+
+    def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray: ...
+
+    @property
+    def info_gain(self) -> float: ...
+
+
+@runtime_checkable
+class MultiTaskPosterior(Protocol):
+    """A posterior over a vector-valued ``f: R^d -> R^n`` (multi-task).
+
+    * ``predict(X (m, d)) -> (mean (m, n), task covariance (m, n, n))``;
+    * ``covariance(X (m, d)) -> (m n, m n)``: the joint covariance, point-major;
+    * ``sample(X (m, d), n_samples, rng) -> (n_samples, m, n)``: joint draws;
+    * ``info_gain``: ``1/2 log det(I_{nt} + G_t / lam)`` of the data it holds (its
+      approximation for sketched posteriors).
+    """
+
+    def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]: ...
+
+    def covariance(self, X: ArrayLike) -> FloatArray: ...
 
     def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray: ...
 

@@ -48,15 +48,23 @@ from numpy.typing import ArrayLike
 from scipy.linalg import cholesky, solve_triangular
 
 from kernelbandits._deprecation import renamed_parameters
+from kernelbandits._random import SeedLike, as_generator
 from kernelbandits._validation import (
     FloatArray,
     as_finite_vector,
     as_point,
     as_points,
+    check_count,
     check_positive,
 )
 from kernelbandits.kernels.multitask import SeparableSum, check_multitask_kernel
-from kernelbandits.regression.gp import CandidatePosterior, GPPosterior, RowBlocks, _chunks
+from kernelbandits.regression.gp import (
+    CandidatePosterior,
+    GPPosterior,
+    RowBlocks,
+    _chunks,
+    sample_gaussian,
+)
 
 _INITIAL_CAPACITY = 32
 Method = Literal["auto", "block", "decoupled"]
@@ -124,6 +132,23 @@ class VectorPosterior(ABC):
         """``||Gamma_t(x, x)||`` at the rows of ``X (m, d)``, shape ``(m,)``."""
         return spectral_norms(self.task_cov(X))
 
+    def covariance(self, X: ArrayLike) -> FloatArray:
+        """The joint posterior covariance of ``f`` at the rows of ``X (m, d)``, point-major
+        ``(m n, m n)``: entry ``(i n + a, j n + b)`` is ``Gamma_t(x_i, x_j)[a, b]``."""
+        return self._covariance(as_points(X, "X", self.input_dim))
+
+    @renamed_parameters(seed="rng")
+    def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray:
+        """Joint draws of ``f`` at the rows of ``X (m, d)``, shape ``(n_samples, m, n)``."""
+        Xa = as_points(X, "X", self.input_dim)
+        return sample_vector(self._predict(Xa)[0], self._covariance(Xa), n_samples, rng)
+
+    @property
+    def info_gain(self) -> float:
+        """``1/2 log det(I_{nt} + G_t / lam)``: by the chain rule, half of
+        :attr:`log_det_sum` (Thm 2's sum of per-round gains)."""
+        return 0.5 * self.log_det_sum
+
     @abstractmethod
     def track(self, candidates: ArrayLike) -> VectorCandidates:
         """Keep ``mu_t`` and ``Gamma_t`` on a fixed candidate set up to date, round by round."""
@@ -133,6 +158,28 @@ class VectorPosterior(ABC):
 
     @abstractmethod
     def _predict(self, X: FloatArray) -> tuple[FloatArray, FloatArray]: ...
+
+    @abstractmethod
+    def _covariance(self, X: FloatArray) -> FloatArray: ...
+
+
+def sample_vector(mean: FloatArray, cov: FloatArray, n_samples: int, rng: SeedLike) -> FloatArray:
+    """Draws from ``N(mean, cov)`` for a multi-task posterior: ``mean (m, n)``, point-major
+    ``cov (m n, m n)``; shape ``(n_samples, m, n)``."""
+    m, n = mean.shape
+    n_samples = check_count(n_samples, "n_samples")
+    draws = sample_gaussian(mean.reshape(-1), cov, n_samples, as_generator(rng), "pivoted-cholesky")
+    return draws.reshape(n_samples, m, n)
+
+
+def _recompose_joint(U: FloatArray, covs: list[FloatArray], m: int) -> FloatArray:
+    """``sum_r C_r (x) u_r u_r^T`` in point-major order, ``(m n, m n)``, for per-direction
+    covariances ``C_r (m, m)`` and directions ``U (n, r)``."""
+    n = U.shape[0]
+    out = np.zeros((m, n, m, n))
+    for C, u in zip(covs, U.T, strict=True):
+        out += C[:, None, :, None] * np.outer(u, u)[None, :, None, :]
+    return out.reshape(m * n, m * n)
 
 
 class VectorCandidates(ABC):
@@ -202,6 +249,13 @@ class BlockPosterior(VectorPosterior):
         mean = (V.T @ self._z[:N]).reshape(m, n)
         Vb = V.reshape(N, m, n)
         return mean, prior - np.einsum("kia,kib->iab", Vb, Vb)
+
+    def _covariance(self, X: FloatArray) -> FloatArray:
+        prior = self.kernel.gram(X)
+        if self._t == 0:
+            return prior
+        V = self._solve_L(self.kernel.gram(self._X[: self._t], X))  # (N, m n)
+        return prior - V.T @ V
 
     def track(self, candidates: ArrayLike) -> BlockCandidates:
         tracker = BlockCandidates(self, as_points(candidates, "candidates", self.input_dim))
@@ -322,6 +376,10 @@ class DecoupledPosterior(VectorPosterior):
         U = self._directions_or_zero()
         return mus @ U.T, _recompose_cov(U, var)
 
+    def _covariance(self, X: FloatArray) -> FloatArray:
+        covs = [gp.cov(X) for gp in self.components]  # eq. (6)-(7), point by point
+        return _recompose_joint(self.directions, covs, X.shape[0])
+
     def spectral_norm(self, X: ArrayLike) -> FloatArray:
         """Eq. (7): ``max_r sigma^r_t(x)^2`` without forming the ``(n, n)`` blocks."""
         Xa = as_points(X, "X", self.input_dim)
@@ -434,6 +492,17 @@ class EigenPosterior(VectorPosterior):
     def _predict(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
         mean, var = self.components(X)
         return mean @ self.directions.T, _recompose_cov(self.directions, var)
+
+    def _covariance(self, X: FloatArray) -> FloatArray:
+        # C_r(X, X) = xi_r k(X, X) - xi_r^2 W^T diag(1 / (xi_r lambda + lam)) W, W = Q^T k_t(X)
+        K = self.base(X)
+        if self._t == 0:
+            covs = [v * K for v in self.xi]
+        else:
+            evals, Q, _ = self._decomposition()
+            W = Q.T @ self.base(self._X, X)  # (t, m)
+            covs = [v * K - v**2 * (W.T / (v * evals + self.lam)) @ W for v in self.xi]
+        return _recompose_joint(self.directions, covs, X.shape[0])
 
     def add_batch(self, X: ArrayLike, Y: ArrayLike) -> None:
         """Add ``Y (k, n)`` observed at ``X (k, d)`` at once: the same state as ``k`` calls of

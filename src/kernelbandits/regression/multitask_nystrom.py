@@ -35,9 +35,10 @@ from numpy.typing import ArrayLike
 from scipy.linalg import cho_factor, cho_solve, eigh, solve_triangular
 
 from kernelbandits._deprecation import renamed_parameters
+from kernelbandits._random import SeedLike
 from kernelbandits._validation import FloatArray, as_finite_vector, as_points, check_positive
 from kernelbandits.kernels.multitask import SeparableSum, check_multitask_kernel
-from kernelbandits.regression.multitask import spectral_norms
+from kernelbandits.regression.multitask import _recompose_joint, sample_vector, spectral_norms
 from kernelbandits.regression.nystrom import nystrom_embedding
 
 Method = Literal["auto", "block", "decoupled"]
@@ -85,6 +86,24 @@ class NystromVectorPosterior(ABC):
         """``||Gamma~_t(x, x)||`` at the rows of ``X (m, d)``, shape ``(m,)``."""
         return spectral_norms(self.predict(X)[1])
 
+    def covariance(self, X: ArrayLike) -> FloatArray:
+        """The joint sketched covariance ``Gamma~_t(x_i, x_j)`` at the rows of ``X (m, d)``,
+        point-major ``(m n, m n)`` (its diagonal blocks are :meth:`predict`'s)."""
+        return self._covariance(as_points(X, "X", self.input_dim))
+
+    @renamed_parameters(seed="rng")
+    def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray:
+        """Joint draws of ``f`` from the sketched posterior at ``X (m, d)``, shape
+        ``(n_samples, m, n)``."""
+        Xa = as_points(X, "X", self.input_dim)
+        return sample_vector(self._predict(Xa)[0], self._covariance(Xa), n_samples, rng)
+
+    @property
+    @abstractmethod
+    def info_gain(self) -> float:
+        """``1/2 log det(I + V~ / lam)``: the information gain of the data in the embedding
+        (the sketch's approximation of ``1/2 log det(I_{nt} + G_t / lam)``)."""
+
     def mean_and_norm(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """``mu~_t (m, n)`` and ``||Gamma~_t(x, x)|| (m,)`` (what the UCB acquisition needs)."""
         mean, cov = self.predict(X)
@@ -97,6 +116,9 @@ class NystromVectorPosterior(ABC):
 
     @abstractmethod
     def _predict(self, X: FloatArray) -> tuple[FloatArray, FloatArray]: ...
+
+    @abstractmethod
+    def _covariance(self, X: FloatArray) -> FloatArray: ...
 
 
 def _data(
@@ -173,6 +195,20 @@ class BlockNystromPosterior(NystromVectorPosterior):
         )
         return mean, cov
 
+    def _covariance(self, X: FloatArray) -> FloatArray:
+        prior = self.kernel.gram(X)
+        if self._chol is None:
+            return prior
+        Phi = self._embed(X).reshape(self.rank, -1)  # (r, m n), point-major columns
+        W = solve_triangular(self._chol[0], Phi, lower=True)
+        return prior - Phi.T @ Phi + self.lam * (W.T @ W)
+
+    @property
+    def info_gain(self) -> float:
+        if self._chol is None:
+            return 0.0  # log det(A) / 2 - r/2 log lam, A = V~ + lam I = L L^T
+        return float(np.sum(np.log(np.diag(self._chol[0]))) - 0.5 * self.rank * np.log(self.lam))
+
 
 class DecoupledNystromPosterior(NystromVectorPosterior):
     """Eq. (8)-(9): the MT-BKB posterior from the scalar Nystrom embedding of ``k``.
@@ -216,6 +252,21 @@ class DecoupledNystromPosterior(NystromVectorPosterior):
         mean, var = self.component_mean_var(X)
         U = self.directions
         return mean @ U.T, np.einsum("ar,mr,br->mab", U, var, U)
+
+    def _covariance(self, X: FloatArray) -> FloatArray:
+        # eq. (9) between points: xi_r (k(x, x') - psi(x)^T psi(x') + lam psi^T diag(inv_r) psi')
+        psi = self.embedding(X) @ self._Q  # (m, r_k)
+        residual = self.base(X) - psi @ psi.T
+        covs = [
+            v * (residual + self.lam * (psi * self._inv[:, r]) @ psi.T)
+            for r, v in enumerate(self.xi)
+        ]
+        return _recompose_joint(self.directions, covs, X.shape[0])
+
+    @property
+    def info_gain(self) -> float:
+        # 1/2 sum_{j,r} log(1 + xi_r e_j / lam), with 1 / (xi_r e_j + lam) = inv[j, r]
+        return float(0.5 * np.sum(np.log(1.0 / (self.lam * self._inv))))
 
     def spectral_norm(self, X: ArrayLike) -> FloatArray:
         var = self.component_mean_var(X)[1]

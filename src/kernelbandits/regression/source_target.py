@@ -40,12 +40,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg import cholesky, solve_triangular
 
-from kernelbandits._validation import FloatArray
+from kernelbandits._random import SeedLike, as_generator
+from kernelbandits._validation import FloatArray, as_points
 from kernelbandits.kernels import Kernel
+from kernelbandits.regression.gp import sample_gaussian
 
-__all__ = ["MIN_SOURCE_NOISE", "SourceTargetFit", "SourceTargetGP"]
+__all__ = ["MIN_SOURCE_NOISE", "FittedSourceTarget", "SourceTargetFit", "SourceTargetGP"]
 
 #: floor on the source block's noise variance (a source with ``sigma_0^2 = 0`` stays invertible)
 MIN_SOURCE_NOISE = 1e-10
@@ -168,8 +171,29 @@ class SourceTargetGP:
         """Posterior mean and variance at ``X (m, d)``, each ``(m,)``: O(m N^2 + m N t)."""
         W = self._source_features(X)
         var_A = self.kernel.diag(X) - (W * W) @ fit.inv
-        Q = self.kernel(X, self.Xt) - W @ fit.inv_UB if self.n_target else None
+        Q = self._target_features(X, W, fit)
         return self._combine(W @ fit.a, var_A, Q, fit)
+
+    def covariance(self, X: FloatArray, fit: SourceTargetFit) -> FloatArray:
+        """Joint posterior covariance at ``X (m, d)``, ``(m, m)``:
+        ``k(X, X) - W diag(inv) W^T - Q S^{-1} Q^T``."""
+        W = self._source_features(X)
+        cov = self.kernel(X) - (W * fit.inv) @ W.T
+        Q = self._target_features(X, W, fit)
+        if Q is not None:
+            V = solve_triangular(fit.L, Q.T, lower=True, check_finite=False)
+            cov = cov - V.T @ V
+        return cov
+
+    def posterior(self, fit: SourceTargetFit) -> FittedSourceTarget:
+        """The posterior of one fit as a :class:`~kernelbandits.regression.base.Posterior`."""
+        return FittedSourceTarget(self, fit)
+
+    def _target_features(
+        self, X: FloatArray, W: FloatArray, fit: SourceTargetFit
+    ) -> FloatArray | None:
+        """``Q = k(X, X_t) - W inv_UB``, ``(m, t)`` (``None`` before any target point)."""
+        return self.kernel(X, self.Xt) - W @ fit.inv_UB if self.n_target else None
 
     @staticmethod
     def _combine(
@@ -180,3 +204,35 @@ class SourceTargetGP:
             return mean_A, np.maximum(var_A, 0.0)
         V = solve_triangular(fit.L, Q.T, lower=True, check_finite=False)  # L_S^{-1} q, (t, m)
         return mean_A + V.T @ fit.b, np.maximum(var_A - np.einsum("ij,ij->j", V, V), 0.0)
+
+
+class FittedSourceTarget:
+    """A :class:`SourceTargetGP` with one :class:`SourceTargetFit`: the interface of a
+    posterior (``predict``, ``covariance``, ``sample``, ``info_gain``) at points ``(m, d)``."""
+
+    def __init__(self, model: SourceTargetGP, fit: SourceTargetFit) -> None:
+        self.model, self.fit = model, fit
+
+    def _points(self, X: ArrayLike) -> FloatArray:
+        return as_points(X, "X", self.model.Xs.shape[1])
+
+    def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """Mean and variance at ``X (m, d)``, each ``(m,)``."""
+        return self.model.predict(self._points(X), self.fit)
+
+    def covariance(self, X: ArrayLike) -> FloatArray:
+        """Joint covariance at ``X (m, d)``, ``(m, m)``."""
+        return self.model.covariance(self._points(X), self.fit)
+
+    def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray:
+        """Joint draws at ``X (m, d)``, shape ``(n_samples, m)``."""
+        Xa = self._points(X)
+        mean = self.predict(Xa)[0]
+        cov = self.covariance(Xa)
+        return sample_gaussian(mean, cov, n_samples, as_generator(rng), "pivoted-cholesky")
+
+    @property
+    def info_gain(self) -> float:
+        """``1/2 log det(S / sigma^2)``: the information gain of the target data given the
+        source (:attr:`SourceTargetFit.info_gain`)."""
+        return self.fit.info_gain

@@ -12,7 +12,9 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "optuna_multiobjective.py"
+from _repo import ROOT
+
+SCRIPT = ROOT / "benchmarks" / "optuna_multiobjective.py"
 
 
 @pytest.fixture(scope="module")

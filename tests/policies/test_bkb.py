@@ -12,6 +12,8 @@ from kernelbandits.kernels import RBF
 from kernelbandits.policies.base import Policy, RandomPolicy
 from kernelbandits.policies.beta import ConstantBeta, IGPUCBBeta
 from kernelbandits.policies.bkb import BKB, BKBBeta
+from kernelbandits.policies.gp import GPUCB
+from kernelbandits.regression import MaximumAPosteriori
 from policy_zoo import play_on_grid
 
 NOISE_SD = 0.1
@@ -231,5 +233,29 @@ def test_ei_and_pi_on_the_sketch_equal_gp_ei_and_pi_when_the_dictionary_holds_ev
 
 
 def test_an_unknown_acquisition_is_refused():
-    with pytest.raises(ValueError, match="acquisition must be 'ucb', 'ei' or 'pi'"):
-        BKB(GRID, KERNEL, acquisition="ts")
+    with pytest.raises(ValueError, match="acquisition must be 'ucb', 'ei', 'pi' or 'ts'"):
+        BKB(GRID, KERNEL, acquisition="lcb")
+
+
+def test_learned_hyperparameters_plug_into_bkb_as_into_the_exact_gp():
+    """The same learner (type-II MAP from the current value, no random starts) refits BKB's
+    kernel and noise as it refits GP-UCB's; with every point in the dictionary the two
+    posteriors are then the same exact GP."""
+    learner = MaximumAPosteriori(refit_every=4, n_starts=0)
+    bkb = BKB(GRID, RBF(0.5), 0.05, qbar=1e9, hyperparameters=learner, seed=0)
+    exact = GPUCB(GRID, RBF(0.5), 0.05, hyperparameters=learner, seed=0)
+    rng = np.random.default_rng(3)
+    for x in GRID.sample(13, rng):
+        y = np.sin(9 * x[0]) + 0.1 * rng.standard_normal()
+        bkb.tell(x, y)
+        exact.tell(x, y)
+    assert bkb.refits == exact.refits == [4, 8, 12]
+    assert bkb.kernel.lengthscale < 0.3  # moved from 0.5 towards the data's wiggles
+    np.testing.assert_allclose(bkb.kernel.theta, exact.kernel.theta, rtol=1e-10)
+    assert bkb.lam == bkb.noise_var == pytest.approx(exact.noise_var, rel=1e-10)
+    for a, b in zip(bkb.mean_sd(GRID.points), exact.mean_sd(GRID.points), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match="lam"):
+        BKB(GRID, RBF(0.5), 0.05, lam=0.1, hyperparameters=learner)
+    with pytest.raises(ValueError, match="HyperparameterLearner"):
+        BKB(GRID, RBF(0.5), 0.05, hyperparameters="ml")

@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide"
+from _repo import ROOT
+
+GUIDE = ROOT / "docs" / "guide"
 PAGES = sorted(GUIDE.glob("*.md"))
 BLOCK = re.compile(r"^```python\n(.*?)^```", flags=re.DOTALL | re.MULTILINE)
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-PEERS = Path(__file__).resolve().parents[1] / "benchmarks" / "peers"
+from _repo import ROOT
+
+PEERS = ROOT / "benchmarks" / "peers"
 if str(PEERS) not in sys.path:
     sys.path.insert(0, str(PEERS))
 

@@ -6,10 +6,11 @@ import math
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from _repo import ROOT
 
 optuna = pytest.importorskip("optuna")
 
@@ -18,7 +19,6 @@ from kernelbandits.integrations.optuna._deltabo import DeltaBOSampler  # noqa: E
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 TrialState = optuna.trial.TrialState
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def source_fn(x: float, y: float) -> float:

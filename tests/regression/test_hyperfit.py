@@ -11,6 +11,7 @@ from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
 from sklearn.gaussian_process.kernels import Matern as SkMatern
 
 from kernelbandits.kernels import RBF, Matern
+from kernelbandits.regression import MaximumAPosteriori, MaximumLikelihood
 from kernelbandits.regression.likelihood import (
     HyperPrior,
     fit_map,
@@ -125,7 +126,7 @@ def test_gp_policy_refits_by_map_on_the_geometric_schedule() -> None:
     rng = np.random.default_rng(5)
     policy = GPUCB(
         Box(np.zeros(3), np.ones(3)), Matern([0.2, 0.2, 0.2], 1.0, 2.5), noise_var=1e-3, beta=2.0,
-        seed=0, fit_hyperparameters=True, refit_every="geometric", hyper_prior=HyperPrior(),
+        seed=0, hyperparameters=MaximumAPosteriori("geometric", HyperPrior()),
     )  # fmt: skip
     X = rng.uniform(size=(36, 3))
     y = np.sin(5 * X[:, 0]) + np.cos(3 * X[:, 1])  # x_3 unused
@@ -147,10 +148,33 @@ def test_refit_schedule_is_validated() -> None:
     from kernelbandits.policies.gp import GPUCB
 
     box = Box(np.zeros(2), np.ones(2))
-    with pytest.raises(ValueError, match="refit_every"):
+    for bad in ("sometimes", 0, 2.5, True):
+        with pytest.raises(ValueError, match="refit_every"):
+            MaximumLikelihood(refit_every=bad)
+    with pytest.raises(ValueError, match="prior"):
+        MaximumAPosteriori(prior="bo")
+    with pytest.raises(ValueError, match="HyperparameterLearner"):
+        GPUCB(box, Matern(0.2), hyperparameters="map")
+
+
+def test_the_retired_refit_flags_still_work_and_say_what_replaces_them() -> None:
+    from kernelbandits.domains import Box
+    from kernelbandits.policies.gp import GPUCB
+
+    box = Box(np.zeros(2), np.ones(2))
+    with pytest.warns(DeprecationWarning, match="MaximumLikelihood"):
+        old = GPUCB(box, Matern(0.2), fit_hyperparameters=True, refit_every=3, fit_noise=True)
+    assert isinstance(old.hyperparameters, MaximumLikelihood)
+    assert old.hyperparameters.refit_every == 3 and old.hyperparameters.fit_noise
+    with pytest.warns(DeprecationWarning):
+        old_map = GPUCB(box, Matern(0.2), fit_hyperparameters=True, hyper_prior=HyperPrior())
+    assert isinstance(old_map.hyperparameters, MaximumAPosteriori)
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="refit_every"):
         GPUCB(box, Matern(0.2), refit_every="sometimes")
-    with pytest.raises(ValueError, match="hyper_prior"):
-        GPUCB(box, Matern(0.2), fit_hyperparameters=True, hyper_prior="bo")
+    with pytest.warns(DeprecationWarning):  # flags without fit_hyperparameters learn nothing
+        assert GPUCB(box, Matern(0.2), refit_every=5).hyperparameters is None
+    with pytest.raises(TypeError, match="hyperparameters= only"):
+        GPUCB(box, Matern(0.2), fit_noise=True, hyperparameters=MaximumLikelihood())
 
 
 def test_schedule_point() -> None:

@@ -16,11 +16,10 @@ import numpy as np
 import pytest
 
 import _specs
+from _repo import TESTS
 from kernelbandits.cli import main
 from kernelbandits.experiments import ResultsStore, paper_specs, run_sweep
 from kernelbandits.experiments.sweep import RunKey, SweepProgress, run_keys
-
-TESTS = Path(__file__).parent
 
 
 def _store_rows(path: Path) -> list[tuple[str, str, int, int, str]]:

@@ -5,7 +5,7 @@
 * otherwise the KKT conditions of eq. (1), checked by hand at the returned ``beta``;
 * kernels, majority votes and the ``lam > lam_max`` certificate computed by hand.
 
-The fits sit behind module-scoped fixtures; tests/test_group_lasso.py checks the solver itself
+The fits sit behind module-scoped fixtures; tests/metalearning/test_group_lasso.py checks the solver itself
 (closed forms, optimality conditions, skglm as the reference).
 """
 

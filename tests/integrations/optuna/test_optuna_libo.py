@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from _repo import ROOT
 
 optuna = pytest.importorskip("optuna")
 
@@ -24,7 +25,6 @@ from kernelbandits.policies.libo import integer_exploration  # noqa: E402
 from kernelbandits.space import Categorical, Float, SearchSpace  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def sparse_objective(c: float):

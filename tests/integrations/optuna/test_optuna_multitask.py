@@ -6,10 +6,11 @@ import math
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from _repo import ROOT
 
 optuna = pytest.importorskip("optuna")
 
@@ -22,7 +23,6 @@ from kernelbandits.integrations.optuna._multitask import (  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 TrialState = optuna.trial.TrialState
-ROOT = Path(__file__).resolve().parents[1]
 MINMIN = ["minimize", "minimize"]
 
 

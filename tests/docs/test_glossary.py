@@ -9,14 +9,15 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from _repo import ROOT
+
 pytest.importorskip("optuna")  # kernelbandits.integrations.optuna is part of the public API
 
-GLOSSARY = Path(__file__).resolve().parents[1] / "docs/guide/glossary.md"
+GLOSSARY = ROOT / "docs/guide/glossary.md"
 MODULES = (
     "kernelbandits",
     "kernelbandits.policies",

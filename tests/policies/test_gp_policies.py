@@ -18,6 +18,7 @@ from kernelbandits.policies import (
     SrinivasBeta,
     VectorRandomPolicy,
 )
+from kernelbandits.regression import MaximumLikelihood
 from policy_zoo import play_on_grid
 
 
@@ -104,7 +105,7 @@ def test_thompson_sampling_picks_the_argmax_of_a_posterior_draw():
 def test_hyperparameter_fitting_moves_towards_the_data():
     """A far-too-long lengthscale is shortened by type-II maximum likelihood refits."""
     grid = Grid.linspace(0, 1, 100)
-    policy = GPUCB(grid, RBF(3.0), 0.01, seed=0, fit_hyperparameters=True, refit_every=10)
+    policy = GPUCB(grid, RBF(3.0), 0.01, seed=0, hyperparameters=MaximumLikelihood(10))
     rng = np.random.default_rng(0)
     for x in grid.sample(30, rng):
         policy.tell(x, np.sin(12 * x[0]) + 0.05 * rng.standard_normal())
@@ -160,7 +161,7 @@ def test_normalize_y_equals_sklearn_normalize_y(cls):
         np.testing.assert_allclose(policy._grid.mean, mean_sk, rtol=1e-9, atol=1e-11)
     assert policy.kernel.variance == 1.0 and policy.noise_var == 1e-2  # the model's own units
     with pytest.raises(ValueError, match="normalize_y"):
-        cls(grid, Matern(1.5), seed=0, normalize_y=True, fit_hyperparameters=True)
+        cls(grid, Matern(1.5), seed=0, normalize_y=True, hyperparameters=MaximumLikelihood())
 
 
 def test_tell_many_is_tell_one_by_one():

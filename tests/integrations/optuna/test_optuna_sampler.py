@@ -10,9 +10,10 @@ import sys
 import textwrap
 import time
 import warnings
-from pathlib import Path
 
 import pytest
+
+from _repo import ROOT
 
 optuna = pytest.importorskip("optuna")
 
@@ -24,7 +25,6 @@ from kernelbandits.integrations.optuna import (  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 TrialState = optuna.trial.TrialState
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def smooth(trial) -> float:

@@ -6,10 +6,11 @@ position, so adding or reordering README sections does not break them."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+from _repo import ROOT
+
+README = ROOT / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
 
 

@@ -1,0 +1,159 @@
+"""Learned hyperparameters as a part a policy plugs in: what to fit, and when.
+
+A :class:`HyperparameterLearner` refits a kernel and a noise variance to the data a policy has
+seen, on a refit schedule; the policy rebuilds its posterior with the result (one full
+factorisation per refit). The same learner serves any engine that takes a kernel and a noise
+variance: the exact GP policies (:class:`~kernelbandits.policies.GPUCB`, ``GPEI``, ``GPPI``,
+``GPTS``) and BKB's Nystrom posterior (:class:`~kernelbandits.policies.BKB`).
+
+* :class:`MaximumLikelihood`: type-II maximum likelihood
+  (:func:`~kernelbandits.regression.likelihood.fit_hyperparameters`, Rasmussen & Williams eq.
+  2.30) within the kernel's ``theta_bounds``, optionally with the noise;
+* :class:`MaximumAPosteriori`: type-II MAP under a
+  :class:`~kernelbandits.regression.likelihood.HyperPrior`
+  (:func:`~kernelbandits.regression.likelihood.fit_map`: ARD lengthscales, output and noise
+  variance; for inputs in the unit box and standardised outputs).
+
+Schedules (``refit_every``): a number ``k`` (after every ``k``-th observation) or
+``"geometric"`` (:func:`~kernelbandits.regression.likelihood.schedule_point`: every observation
+up to 20, then each time their number has grown by 20 %).
+
+The paper experiments keep the papers' fixed hyperparameters; a learner is what a user's own
+problem usually wants (see the guide).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from kernelbandits._validation import FloatArray
+from kernelbandits.kernels import Kernel
+from kernelbandits.regression.likelihood import (
+    HyperPrior,
+    fit_hyperparameters,
+    fit_map,
+    schedule_point,
+)
+
+__all__ = [
+    "HyperparameterLearner",
+    "MaximumAPosteriori",
+    "MaximumLikelihood",
+    "RefitEvery",
+    "check_learner",
+]
+
+RefitEvery = int | str
+
+
+def _check_refit_every(refit_every: object) -> RefitEvery:
+    if refit_every == "geometric":
+        return "geometric"
+    if isinstance(refit_every, bool) or not isinstance(refit_every, int | np.integer):
+        raise ValueError(f"refit_every must be an integer >= 1 or 'geometric'; got {refit_every!r}")
+    if refit_every < 1:
+        raise ValueError(f"refit_every must be an integer >= 1 or 'geometric'; got {refit_every!r}")
+    return int(refit_every)
+
+
+class HyperparameterLearner(ABC):
+    """Refit ``(kernel, noise_var)`` to a policy's data on a schedule.
+
+    Parameters
+    ----------
+    refit_every : an integer ``k >= 1`` (refit after every ``k``-th observation) or
+        ``"geometric"`` (see the module notes).
+    """
+
+    def __init__(self, refit_every: RefitEvery = 10) -> None:
+        self.refit_every = _check_refit_every(refit_every)
+
+    def due(self, t: int) -> bool:
+        """Whether to refit after the ``t``-th observation (never before two)."""
+        if t < 2:
+            return False
+        if self.refit_every == "geometric":
+            return schedule_point(t) == t
+        return t % int(self.refit_every) == 0
+
+    @abstractmethod
+    def fit(
+        self,
+        kernel: Kernel,
+        X: FloatArray,
+        y: FloatArray,
+        noise_var: float,
+        rng: np.random.Generator,
+    ) -> tuple[Kernel, float]:
+        """The refitted ``(kernel, noise_var)`` for data ``X (t, d)``, ``y (t,)``, starting
+        from the current ones; random restarts draw from ``rng`` (the policy's)."""
+
+
+class MaximumLikelihood(HyperparameterLearner):
+    """Type-II maximum likelihood of the kernel's log-hyperparameters (and with ``fit_noise``
+    of the noise variance) by L-BFGS-B from the current value and ``n_restarts`` random
+    starts inside the bounds (:func:`~kernelbandits.regression.likelihood.fit_hyperparameters`).
+    """
+
+    def __init__(
+        self, refit_every: RefitEvery = 10, fit_noise: bool = False, n_restarts: int = 2
+    ) -> None:
+        super().__init__(refit_every)
+        self.fit_noise = bool(fit_noise)
+        self.n_restarts = int(n_restarts)
+
+    def fit(
+        self,
+        kernel: Kernel,
+        X: FloatArray,
+        y: FloatArray,
+        noise_var: float,
+        rng: np.random.Generator,
+    ) -> tuple[Kernel, float]:
+        return fit_hyperparameters(
+            kernel, X, y, noise_var, fit_noise=self.fit_noise, n_restarts=self.n_restarts, seed=rng
+        )
+
+    def __repr__(self) -> str:
+        return f"MaximumLikelihood(refit_every={self.refit_every!r}, fit_noise={self.fit_noise})"
+
+
+class MaximumAPosteriori(HyperparameterLearner):
+    """Type-II MAP of ARD lengthscales, output variance and noise variance under ``prior``
+    (``None``: :class:`~kernelbandits.regression.likelihood.HyperPrior`'s defaults), warm
+    started from the current fit (:func:`~kernelbandits.regression.likelihood.fit_map`)."""
+
+    def __init__(
+        self, refit_every: RefitEvery = 10, prior: HyperPrior | None = None, n_starts: int = 4
+    ) -> None:
+        super().__init__(refit_every)
+        if prior is not None and not isinstance(prior, HyperPrior):
+            raise ValueError(f"prior must be a HyperPrior; got {type(prior).__name__}")
+        self.prior = prior
+        self.n_starts = int(n_starts)
+
+    def fit(
+        self,
+        kernel: Kernel,
+        X: FloatArray,
+        y: FloatArray,
+        noise_var: float,
+        rng: np.random.Generator,
+    ) -> tuple[Kernel, float]:
+        return fit_map(kernel, X, y, noise_var, prior=self.prior, n_starts=self.n_starts, seed=rng)
+
+    def __repr__(self) -> str:
+        return f"MaximumAPosteriori(refit_every={self.refit_every!r})"
+
+
+def check_learner(learner: object) -> HyperparameterLearner | None:
+    """``learner`` if it is a :class:`HyperparameterLearner` or ``None``; ``ValueError``
+    naming ``hyperparameters`` otherwise."""
+    if learner is not None and not isinstance(learner, HyperparameterLearner):
+        raise ValueError(
+            "hyperparameters must be a HyperparameterLearner (MaximumLikelihood, "
+            f"MaximumAPosteriori) or None; got {type(learner).__name__}"
+        )
+    return learner
