@@ -43,6 +43,10 @@ def check_index(ns: Namespace) -> None:
     assert result.store_path.is_file()
     assert len(ns["runs"]) == 2 * len(ns["spec"].policies)
     assert all(run.status == "ok" and run.horizon == 50 for run in ns["runs"])
+    # the model layer: a transfer posterior answers the interface, Thompson sampling picked a
+    # grid point, and one learner refitted both engines' kernels
+    assert isinstance(ns["model"], ns["Posterior"]) and ns["pick"] in ns["grid"].points
+    assert all(0.0 < ls < 0.4 for ls in ns["learned"].values()) and len(ns["learned"]) == 2
     # the toy policy passed the whole contract on both domains, the posterior check included
     assert {"bad_tell@grid", "bad_tell@box", "posterior@box", "tell_many@grid"} <= set(ns["checks"])
 

@@ -250,6 +250,10 @@ def test_bad_observations_raise_and_keep_the_data():
             pol.tell(GRID.points[0], [np.nan] * N)
         with pytest.raises(ValueError, match="x"):
             pol.tell([0.123456], np.ones(N))
+        with pytest.raises(ValueError, match=rf"y must have shape \(k, {N}\)"):
+            pol.tell_many(GRID.points[:2], np.ones(2 * N))  # flat values: which task is which?
+        with pytest.raises(ValueError, match="y"):
+            pol.tell_many(GRID.points[:2], [[1.0] * N, [np.nan] * N])  # all or nothing
         assert pol.n_observations == 3
         np.testing.assert_array_equal(pol.scores(), before)
 

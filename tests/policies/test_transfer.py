@@ -71,7 +71,7 @@ def test_zero_source_variance_gives_a_gp_on_exact_residuals():
     assert var_g.max() < 1e-8
     X, y = _tell_some(pol)
     mu_d, var_d = _gp_predict(KD, 0.01, X, y - g(X), GRID.points)
-    got_mu, got_var = pol.delta_posterior.predict(GRID.points)
+    got_mu, got_var = pol.posterior.delta.predict(GRID.points)
     np.testing.assert_allclose(got_mu, mu_d, atol=1e-6)
     np.testing.assert_allclose(got_var, var_d, atol=1e-6)
 
@@ -313,7 +313,7 @@ def test_automl_models_take_the_source_level_and_scale():
     assert s2 == pytest.approx(prob.source.y.var(), rel=0.05)
     pols = C._policies("mlp", C.N_INIT)
     delta = pols["DeltaBO"](prob, 0).policy
-    assert delta.source_posterior.prior_mean == m
+    assert delta.posterior.source.prior_mean == m
     assert delta.source_kernel.variance == pytest.approx(s2)
     assert delta.delta_kernel.variance == pytest.approx(0.2**2 * s2)
     assert delta.noise_var == pytest.approx(0.01**2 * s2)

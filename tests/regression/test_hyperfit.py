@@ -269,3 +269,32 @@ def test_fit_scale_and_noise_matches_a_brute_force_grid() -> None:
     assert log_post(np.log(v), np.log(lam)) >= best[0] - 1e-6
     assert abs(np.log(v) - best[1]) < 0.06 and abs(np.log(lam) - best[2]) < 0.06
     assert 1.0 < v < 12.0  # and it is near the truth (v = 4, noise 0.05)
+
+
+def test_any_fit_function_plugs_in_as_a_learner() -> None:
+    """A user's estimator is called on the schedule with the policy's data and generator, and
+    the policy's posterior is then the exact GP with what it returned."""
+    from kernelbandits.domains import Grid
+    from kernelbandits.policies.gp import GPUCB
+    from kernelbandits.regression import GPPosterior, HyperparameterLearner
+
+    calls = []
+
+    def halve_the_lengthscale(kernel, X, y, noise_var, seed):
+        calls.append((X.shape[0], y.copy(), isinstance(seed, np.random.Generator)))
+        return RBF(kernel.lengthscale / 2), noise_var * 2
+
+    grid = Grid.linspace(0.0, 1.0, 50)
+    policy = GPUCB(grid, RBF(0.8), 0.01, seed=0,
+                   hyperparameters=HyperparameterLearner(halve_the_lengthscale, refit_every=3))  # fmt: skip
+    X, y = grid.points[[3, 10, 20, 30, 40, 45, 49]], np.linspace(-1, 1, 7)
+    for x, v in zip(X, y, strict=True):
+        policy.tell(x, v)
+    assert [c[0] for c in calls] == [3, 6] and all(c[2] for c in calls)
+    np.testing.assert_array_equal(calls[1][1], y[:6])
+    assert policy.kernel.lengthscale == pytest.approx(0.2) and policy.noise_var == 0.04
+    exact = GPPosterior(RBF(0.2), 0.04, 1)
+    exact.add_batch(X, y)
+    np.testing.assert_allclose(policy.mean_sd(grid.points)[0], exact.mean(grid.points), atol=1e-10)
+    with pytest.raises(ValueError, match="estimator"):
+        HyperparameterLearner("map")

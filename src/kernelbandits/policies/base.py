@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Generic, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -17,6 +18,10 @@ from numpy.typing import ArrayLike
 from kernelbandits._random import SeedLike, as_generator
 from kernelbandits._validation import FloatArray, as_finite_scalar
 from kernelbandits.domains import Domain
+
+#: what one observation is: a number (``float``) for most policies, ``y (n,)`` for the vector
+#: policies of multi-task BO (:class:`~kernelbandits.policies.vector.VectorPolicy`)
+Observation = TypeVar("Observation")
 
 
 @dataclass(frozen=True)
@@ -46,12 +51,13 @@ class PolicyTags:
             raise ValueError(f"domains must be a non-empty subset of ('grid', 'box'); got {self}")
 
 
-class Policy(ABC):
+class Policy(ABC, Generic[Observation]):
     """Base class: a seeded, sequential decision maker on a :class:`~kernelbandits.domains.Domain`.
 
     Subclasses implement :meth:`_propose` (return a point of the domain, shape ``(d,)``) and
     :meth:`_update` (absorb one validated observation). Both must be deterministic given
-    ``self.rng``.
+    ``self.rng``. ``Observation`` is the type of one validated observation: ``float`` (the
+    default validation, :meth:`_observation`) or, for vector policies, ``FloatArray (n,)``.
     """
 
     #: short display name used in tables and plots
@@ -65,7 +71,7 @@ class Policy(ABC):
         self.domain = domain
         self.rng = as_generator(seed)
         self._X: list[FloatArray] = []
-        self._y: list[float] = []
+        self._y: list[Observation] = []
 
     # -- the protocol -------------------------------------------------------------------------
     def ask(self) -> FloatArray:
@@ -75,28 +81,37 @@ class Policy(ABC):
     def tell(self, x: ArrayLike, y: ArrayLike) -> None:
         """Record the observation ``y`` at ``x``; ``ValueError`` on bad input, state unchanged."""
         xv = self.domain.validate(x, "x")
-        yv = as_finite_scalar(y, "y")
+        yv = self._observation(y)
         self._update(xv, yv)
         self._X.append(xv)
         self._y.append(yv)
 
+    def _observation(self, y: ArrayLike) -> Observation:
+        """One observation, validated (``ValueError`` naming ``y``): a finite number here;
+        vector policies override it."""
+        return cast(Observation, as_finite_scalar(y, "y"))
+
     def tell_many(self, X: ArrayLike, y: ArrayLike) -> None:
-        """Record the observations ``y (n,)`` at ``X (n, d)`` in order: the same as ``n`` calls
-        of :meth:`tell` (a policy may absorb them faster, e.g. the exact GP by one block
-        Cholesky extension). Every row is validated first: on bad input (``ValueError``)
-        nothing is recorded."""
+        """Record the observations ``y`` (one per row of ``X (k, d)``: ``(k,)``, or ``(k, n)``
+        for a vector policy) in order: the same as ``k`` calls of :meth:`tell` (a policy may
+        absorb them faster, e.g. the exact GP by one block Cholesky extension). Every row is
+        validated first: on bad input (``ValueError``) nothing is recorded."""
         Xa = np.asarray(X, dtype=float)
-        ya = np.asarray(y, dtype=float).reshape(-1)
-        if Xa.ndim != 2 or Xa.shape != (ya.size, self.domain.dim):
+        ya = self._observation_rows(y)
+        if Xa.ndim != 2 or Xa.shape != (len(ya), self.domain.dim):
             raise ValueError(
-                f"X must have shape ({ya.size}, {self.domain.dim}) for {ya.size} values; "
+                f"X must have shape ({len(ya)}, {self.domain.dim}) for {len(ya)} values; "
                 f"got {Xa.shape}"
             )
         rows = [self.domain.validate(x, "x") for x in Xa]
-        values = [as_finite_scalar(v, "y") for v in ya]
+        values = [self._observation(v) for v in ya]
         self._absorb_many(rows, values)
 
-    def _absorb_many(self, rows: list[FloatArray], values: list[float]) -> None:
+    def _observation_rows(self, y: ArrayLike) -> FloatArray:
+        """``y`` of :meth:`tell_many` as one row per observation: ``(k,)`` here."""
+        return np.asarray(y, dtype=float).reshape(-1)
+
+    def _absorb_many(self, rows: list[FloatArray], values: list[Observation]) -> None:
         """Absorb validated observations in order (default: :meth:`_update` and record, one by
         one, as :meth:`tell` does)."""
         for x, v in zip(rows, values, strict=True):
@@ -129,7 +144,7 @@ class Policy(ABC):
         """Return the next point (shape ``(d,)``) inside ``self.domain``."""
 
     @abstractmethod
-    def _update(self, x: FloatArray, y: float) -> None:
+    def _update(self, x: FloatArray, y: Observation) -> None:
         """Absorb a validated observation; must raise before mutating anything on failure."""
 
     def __repr__(self) -> str:

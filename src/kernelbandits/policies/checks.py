@@ -230,7 +230,7 @@ def _check_tell_many(c: _Context) -> None:
     X, y = _data(c.play(c.new(0), 0))
     one_by_one, batch = c.new(0), c.new(0)  # told the same rows, without asks in between
     _tell_rows(one_by_one, X, y)
-    batch.tell_many(X, y) if c.tags.n_tasks is None else _tell_rows(batch, X, y)
+    batch.tell_many(X, y)
     for got, want, name in zip(_data(batch), (X, y), ("X_observed", "y_observed"), strict=True):
         if not np.array_equal(got, want):
             raise c.fail(batch, "tell_many", f"{name} differs from n calls of tell")

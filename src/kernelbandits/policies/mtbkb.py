@@ -116,7 +116,7 @@ class _SketchedUCB(ScalarizedUCB):
     def mean_and_norm(self, X: ArrayLike | None = None) -> tuple[FloatArray, FloatArray]:
         return self.posterior.mean_and_norm(self._grid_or(X))
 
-    def _update(self, x: FloatArray, y: FloatArray) -> None:  # type: ignore[override]
+    def _update(self, x: FloatArray, y: FloatArray) -> None:
         X = np.vstack([self.X_observed, x[None, :]])  # (t, d)
         Y = np.vstack([self.y_observed, y[None, :]])  # (t, n)
         cov_new = self.posterior.predict(x[None, :])[1][0]  # Gamma~_{t-1}(x_t, x_t)

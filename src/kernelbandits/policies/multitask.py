@@ -85,7 +85,7 @@ class _ExactModelUCB(ScalarizedUCB):
         mean, cov = self.posterior.predict(self._grid_or(X))
         return mean, spectral_norms(cov)
 
-    def _update(self, x: FloatArray, y: FloatArray) -> None:  # type: ignore[override]
+    def _update(self, x: FloatArray, y: FloatArray) -> None:
         self.posterior.add(x, y)
 
 

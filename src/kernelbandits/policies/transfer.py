@@ -43,7 +43,6 @@ Shapes: ``X_src (N, d)``, ``y_src (N,)``; candidate sets ``(m, d)``.
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -67,12 +66,11 @@ from kernelbandits.kernels.base import check_kernel
 from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.policies.beta import BetaSchedule, ConstantBeta, SrinivasBeta
 from kernelbandits.problems.transfer import SourceData
-from kernelbandits.regression import CandidatePosterior, Posterior
 from kernelbandits.regression.transfer import (
-    DeltaCandidates,
     DeltaPosterior,
     JointPosterior,
     TransferKernel,
+    TransferPosterior,
 )
 
 if TYPE_CHECKING:
@@ -137,12 +135,13 @@ class _TransferUCB(Policy):
     """Shared parts: the arguments (documented in :class:`DeltaBO`), the source data, the UCB
     width ``w_t``, the decision, the output rule.
 
-    Subclasses build their model in :meth:`_build_model` and provide :meth:`mean_sd` and
-    :meth:`_grid_mean_sd` (the same on every grid point, from their caches)."""
+    Subclasses name their model of ``f`` (:attr:`model`, a
+    :class:`~kernelbandits.regression.transfer.TransferPosterior`); on a Grid it is tracked on
+    every grid point."""
 
     capabilities = PolicyTags(posterior=True, seed_sensitive=False)  # no ties on a grid
-    #: the model of ``f`` (built by :meth:`_build_model`)
-    posterior: Posterior
+    #: the class of the model of ``f``
+    model: type[TransferPosterior]
 
     @renamed_parameters(beta_t=_RETIRED_BETA_T)
     def __init__(
@@ -173,11 +172,12 @@ class _TransferUCB(Policy):
         self.beta = transfer_width(beta, self.rho, domain) if uses_width else None
         self.source_kernel = check_kernel(source_kernel, domain.dim)
         self.delta_kernel = check_kernel(delta_kernel, domain.dim)
-        self._build_model(float(prior_mean))
-
-    @abstractmethod
-    def _build_model(self, prior_mean: float) -> None:
-        """The posterior(s) given the source data, and the grid caches."""
+        src = self.source
+        self.posterior = self.model(
+            self.source_kernel, self.delta_kernel, self.noise_var,
+            src.X, src.y, src.noise_var, domain.dim, prior_mean,
+        )  # fmt: skip
+        self._grid = self.posterior.track(domain.points) if isinstance(domain, Grid) else None
 
     def width(self) -> float:
         """``w_t = sqrt(beta_t)`` for the next round ``t = n_observations + 1`` (0 for an
@@ -187,13 +187,18 @@ class _TransferUCB(Policy):
         size = len(self.domain) if isinstance(self.domain, Grid) else None
         return self.beta.width(self.n_observations + 1, 0.0, size)
 
-    @abstractmethod
     def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """The model's mean and standard deviation of ``f`` at ``X (m, d)``, each ``(m,)``."""
+        mu, var = self.posterior.predict(X)
+        return mu, np.sqrt(np.maximum(var, 0.0))
 
-    @abstractmethod
     def _grid_mean_sd(self) -> tuple[FloatArray, FloatArray]:
-        """:meth:`mean_sd` on every grid point, from the incremental caches."""
+        """:meth:`mean_sd` on every grid point, from the model's grid cache."""
+        assert self._grid is not None
+        return self._grid.mean, np.sqrt(np.maximum(self._grid.var, 0.0))
+
+    def _update(self, x: FloatArray, y: float) -> None:
+        self.posterior.add(x, y)  # DeltaBO: Alg. 1 line 5
 
     def incumbent(self) -> float:
         """The best mean of ``f`` at the observed points (``"ei"`` / ``"pi"``; 0 before any)."""
@@ -251,6 +256,11 @@ class DeltaBO(_TransferUCB):
     ``beta_t=`` (a constant under the square root) is the deprecated spelling of
     ``beta = sqrt(beta_t)``.
 
+    Attributes
+    ----------
+    posterior : the model of ``f``, a :class:`~kernelbandits.regression.DeltaPosterior` (its
+        ``source`` GP of ``g``, eq. 5, and ``delta`` GP of the residuals, eq. 6).
+
     Examples
     --------
     >>> import numpy as np
@@ -267,35 +277,12 @@ class DeltaBO(_TransferUCB):
     """
 
     name = "DeltaBO"
+    model = DeltaPosterior
     posterior: DeltaPosterior
-
-    def _build_model(self, prior_mean: float) -> None:
-        src = self.source
-        self.posterior = DeltaPosterior(
-            self.source_kernel, self.delta_kernel, self.noise_var,
-            src.X, src.y, src.noise_var, self.domain.dim, prior_mean,
-        )  # fmt: skip
-        self.source_posterior, self.delta_posterior = self.posterior.source, self.posterior.delta
-        self._grid: DeltaCandidates | None = None
-        if isinstance(self.domain, Grid):
-            self._grid = self.posterior.track(self.domain.points)
 
     def source_mean_var(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """``mu_g(x)`` and ``sigma_g^2(x)`` (eq. 5) at ``X (m, d)``, each ``(m,)``."""
         return self.posterior.source_mean_var(X)
-
-    def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """DeltaBO's estimate of ``f`` and its width: ``mu_g + mu_delta`` and
-        ``sqrt(sigma_g^2 + sigma_delta^2)`` at ``X (m, d)``, each ``(m,)``."""
-        mu, var = self.posterior.predict(X)
-        return mu, np.sqrt(np.maximum(var, 0.0))
-
-    def _grid_mean_sd(self) -> tuple[FloatArray, FloatArray]:
-        assert self._grid is not None
-        return self._grid.mean, np.sqrt(np.maximum(self._grid.var, 0.0))
-
-    def _update(self, x: FloatArray, y: float) -> None:
-        self.posterior.add(x, y)  # Alg. 1 line 5
 
 
 class JointGPUCB(_TransferUCB):
@@ -305,31 +292,12 @@ class JointGPUCB(_TransferUCB):
     constant mean of ``g`` and so of ``f``; the acquisition is
     ``mu_f + w_t sigma_f``, ``w_t = sqrt(beta_t)`` as in DeltaBO). Source rows enter once, with
     noise ``sigma_0^2``; each target observation adds one row in ``O((N + t)^2)`` (and
-    ``O(|X| (N + t))`` for a Grid's cache).
+    ``O(|X| (N + t))`` for a Grid's cache). ``posterior`` is the
+    :class:`~kernelbandits.regression.JointPosterior` (its ``kernel`` the
+    :class:`~kernelbandits.regression.TransferKernel`).
     """
 
     name = "Joint-GP"
+    model = JointPosterior
     posterior: JointPosterior
 
-    def _build_model(self, prior_mean: float) -> None:
-        src = self.source
-        self.posterior = JointPosterior(
-            self.source_kernel, self.delta_kernel, self.noise_var,
-            src.X, src.y, src.noise_var, self.domain.dim, prior_mean,
-        )  # fmt: skip
-        self.kernel = self.posterior.kernel
-        self._grid: CandidatePosterior | None = None
-        if isinstance(self.domain, Grid):
-            self._grid = self.posterior.track(self.domain.points)
-
-    def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """Posterior mean and standard deviation of ``f`` at ``X (m, d)``, each ``(m,)``."""
-        mu, var = self.posterior.predict(X)
-        return mu, np.sqrt(np.maximum(var, 0.0))
-
-    def _grid_mean_sd(self) -> tuple[FloatArray, FloatArray]:
-        assert self._grid is not None
-        return self._grid.mean, np.sqrt(np.maximum(self._grid.var, 0.0))
-
-    def _update(self, x: FloatArray, y: float) -> None:
-        self.posterior.add(x, y)

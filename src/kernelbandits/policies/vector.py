@@ -66,7 +66,7 @@ def check_radius(beta: RadiusLike) -> RadiusLike:
     return check_nonnegative(beta, "beta")
 
 
-class VectorPolicy(Policy):
+class VectorPolicy(Policy[FloatArray]):
     """A policy observing ``n`` outputs per round: ``tell(x, y)`` with ``y (n,)``."""
 
     def __init__(self, domain: Domain, n_tasks: int, seed: SeedLike = None) -> None:
@@ -77,16 +77,19 @@ class VectorPolicy(Policy):
         """Vector observations: ``y (n_tasks,)``."""
         return PolicyTags(n_tasks=self.n_tasks)
 
-    def tell(self, x: ArrayLike, y: ArrayLike) -> None:
-        """Record ``y (n,)`` observed at ``x``; ``ValueError`` on bad input, state unchanged."""
-        xv = self.domain.validate(x, "x")
-        yv = as_finite_vector(y, self.n_tasks, "y")
-        self._update(xv, yv)
-        self._X.append(xv)
-        self._y.append(yv)  # type: ignore[arg-type]
+    def _observation(self, y: ArrayLike) -> FloatArray:
+        """``y (n,)``, finite (``ValueError`` naming ``y`` otherwise)."""
+        return as_finite_vector(y, self.n_tasks, "y")
+
+    def _observation_rows(self, y: ArrayLike) -> FloatArray:
+        """``y (k, n)`` of :meth:`tell_many`, one row per observation."""
+        Y = np.asarray(y, dtype=float)
+        if Y.ndim != 2 or Y.shape[1] != self.n_tasks:
+            raise ValueError(f"y must have shape (k, {self.n_tasks}); got {Y.shape}")
+        return Y
 
     @abstractmethod
-    def _update(self, x: FloatArray, y: FloatArray) -> None:  # type: ignore[override]
+    def _update(self, x: FloatArray, y: FloatArray) -> None:
         """Absorb a validated observation ``y (n,)``; raise before mutating anything."""
 
     @property
@@ -103,7 +106,7 @@ class VectorRandomPolicy(VectorPolicy):
     def _propose(self) -> FloatArray:
         return self.domain.sample(1, self.rng)[0]
 
-    def _update(self, x: FloatArray, y: FloatArray) -> None:  # type: ignore[override]
+    def _update(self, x: FloatArray, y: FloatArray) -> None:
         del x, y  # a random policy learns nothing
 
 

@@ -6,6 +6,8 @@ factorisation per refit). The same learner serves any engine that takes a kernel
 variance: the exact GP policies (:class:`~kernelbandits.policies.GPUCB`, ``GPEI``, ``GPPI``,
 ``GPTS``) and BKB's Nystrom posterior (:class:`~kernelbandits.policies.BKB`).
 
+Any fit function plugs in as ``HyperparameterLearner(estimator, refit_every)``; two are given:
+
 * :class:`MaximumLikelihood`: type-II maximum likelihood
   (:func:`~kernelbandits.regression.likelihood.fit_hyperparameters`, Rasmussen & Williams eq.
   2.30) within the kernel's ``theta_bounds``, optionally with the noise;
@@ -24,7 +26,8 @@ problem usually wants (see the guide).
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -38,6 +41,7 @@ from kernelbandits.regression.likelihood import (
 )
 
 __all__ = [
+    "Estimator",
     "HyperparameterLearner",
     "MaximumAPosteriori",
     "MaximumLikelihood",
@@ -58,16 +62,27 @@ def _check_refit_every(refit_every: object) -> RefitEvery:
     return int(refit_every)
 
 
-class HyperparameterLearner(ABC):
-    """Refit ``(kernel, noise_var)`` to a policy's data on a schedule.
+#: ``(kernel, X (t, d), y (t,), noise_var, seed=rng) -> (kernel, noise_var)``: one fit, warm
+#: started from the given kernel and noise
+Estimator = Callable[..., tuple[Kernel, float]]
+
+
+class HyperparameterLearner:
+    """Refit ``(kernel, noise_var)`` to a policy's data with ``estimator``, on a schedule.
 
     Parameters
     ----------
+    estimator : ``(kernel, X (t, d), y (t,), noise_var, seed=rng) -> (kernel, noise_var)``,
+        e.g. :func:`~kernelbandits.regression.likelihood.fit_map` (what
+        :class:`MaximumAPosteriori` uses) or a user's own fit.
     refit_every : an integer ``k >= 1`` (refit after every ``k``-th observation) or
         ``"geometric"`` (see the module notes).
     """
 
-    def __init__(self, refit_every: RefitEvery = 10) -> None:
+    def __init__(self, estimator: Estimator, refit_every: RefitEvery = 10) -> None:
+        if not callable(estimator):
+            raise ValueError(f"estimator must be callable; got {type(estimator).__name__}")
+        self.estimator = estimator
         self.refit_every = _check_refit_every(refit_every)
 
     def due(self, t: int) -> bool:
@@ -78,7 +93,6 @@ class HyperparameterLearner(ABC):
             return schedule_point(t) == t
         return t % int(self.refit_every) == 0
 
-    @abstractmethod
     def fit(
         self,
         kernel: Kernel,
@@ -89,6 +103,10 @@ class HyperparameterLearner(ABC):
     ) -> tuple[Kernel, float]:
         """The refitted ``(kernel, noise_var)`` for data ``X (t, d)``, ``y (t,)``, starting
         from the current ones; random restarts draw from ``rng`` (the policy's)."""
+        return self.estimator(kernel, X, y, noise_var, seed=rng)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(refit_every={self.refit_every!r})"
 
 
 class MaximumLikelihood(HyperparameterLearner):
@@ -100,24 +118,10 @@ class MaximumLikelihood(HyperparameterLearner):
     def __init__(
         self, refit_every: RefitEvery = 10, fit_noise: bool = False, n_restarts: int = 2
     ) -> None:
-        super().__init__(refit_every)
         self.fit_noise = bool(fit_noise)
         self.n_restarts = int(n_restarts)
-
-    def fit(
-        self,
-        kernel: Kernel,
-        X: FloatArray,
-        y: FloatArray,
-        noise_var: float,
-        rng: np.random.Generator,
-    ) -> tuple[Kernel, float]:
-        return fit_hyperparameters(
-            kernel, X, y, noise_var, fit_noise=self.fit_noise, n_restarts=self.n_restarts, seed=rng
-        )
-
-    def __repr__(self) -> str:
-        return f"MaximumLikelihood(refit_every={self.refit_every!r}, fit_noise={self.fit_noise})"
+        fit = partial(fit_hyperparameters, fit_noise=self.fit_noise, n_restarts=self.n_restarts)
+        super().__init__(fit, refit_every)
 
 
 class MaximumAPosteriori(HyperparameterLearner):
@@ -128,24 +132,11 @@ class MaximumAPosteriori(HyperparameterLearner):
     def __init__(
         self, refit_every: RefitEvery = 10, prior: HyperPrior | None = None, n_starts: int = 4
     ) -> None:
-        super().__init__(refit_every)
         if prior is not None and not isinstance(prior, HyperPrior):
             raise ValueError(f"prior must be a HyperPrior; got {type(prior).__name__}")
         self.prior = prior
         self.n_starts = int(n_starts)
-
-    def fit(
-        self,
-        kernel: Kernel,
-        X: FloatArray,
-        y: FloatArray,
-        noise_var: float,
-        rng: np.random.Generator,
-    ) -> tuple[Kernel, float]:
-        return fit_map(kernel, X, y, noise_var, prior=self.prior, n_starts=self.n_starts, seed=rng)
-
-    def __repr__(self) -> str:
-        return f"MaximumAPosteriori(refit_every={self.refit_every!r})"
+        super().__init__(partial(fit_map, prior=prior, n_starts=self.n_starts), refit_every)
 
 
 def check_learner(learner: object) -> HyperparameterLearner | None:

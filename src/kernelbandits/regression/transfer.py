@@ -20,22 +20,47 @@ candidate set (a grid). Shapes: ``X_source (N, d)``, ``y_source (N,)``; points `
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from typing import Protocol
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from kernelbandits._random import SeedLike, as_generator
-from kernelbandits._validation import FloatArray, as_points
+from kernelbandits._validation import (
+    FloatArray,
+    as_finite_scalar,
+    as_finite_vector,
+    as_points,
+    check_positive,
+)
 from kernelbandits.kernels.base import Kernel, check_kernel, check_theta
 from kernelbandits.regression.gp import CandidatePosterior, GPPosterior, sample_gaussian
 
-__all__ = ["DeltaPosterior", "JointPosterior", "TransferKernel"]
+__all__ = [
+    "CandidateView",
+    "DeltaPosterior",
+    "JointPosterior",
+    "TransferKernel",
+    "TransferPosterior",
+]
 
 #: a noiseless source gets this much noise variance (its Gram matrix stays invertible)
 MIN_SOURCE_NOISE = 1e-10
 
 
-class DeltaPosterior:
-    """DeltaBO's model of ``f = g + delta`` (Alg. 1, eqs. 5-6).
+class CandidateView(Protocol):
+    """A posterior kept on a fixed candidate set: ``mean`` and ``var``, each ``(m,)``."""
+
+    @property
+    def mean(self) -> FloatArray: ...
+
+    @property
+    def var(self) -> FloatArray: ...
+
+
+class TransferPosterior(ABC):
+    """What the transfer posteriors share: their inputs, validated, and the target-side API.
 
     Parameters
     ----------
@@ -45,11 +70,6 @@ class DeltaPosterior:
         ``sigma_0^2`` (floored at ``1e-10``).
     input_dim : ``d``.
     prior_mean : the constant prior mean ``m`` of ``g`` (so of ``f``).
-
-    Attributes
-    ----------
-    source : the :class:`GPPosterior` of ``g`` (eq. 5), fixed.
-    delta : the :class:`GPPosterior` of ``delta`` on the residuals (eq. 6), grown by :meth:`add`.
     """
 
     def __init__(
@@ -63,13 +83,75 @@ class DeltaPosterior:
         input_dim: int,
         prior_mean: float = 0.0,
     ) -> None:
-        noise_g = max(float(source_noise_var), MIN_SOURCE_NOISE)
-        self.source = GPPosterior(source_kernel, noise_g, input_dim, prior_mean)
-        if np.shape(y_source)[0]:
-            self.source.add_batch(X_source, y_source)
-        self.delta = GPPosterior(delta_kernel, noise_var, input_dim=input_dim)
-        self.noise_var = self.delta.noise_var
         self.input_dim = int(input_dim)
+        self.noise_var = check_positive(noise_var, "noise_var")
+        self.source_noise_var = max(float(source_noise_var), MIN_SOURCE_NOISE)
+        X_s = np.asarray(X_source, dtype=float).reshape(-1, self.input_dim)
+        y_s = as_finite_vector(y_source, X_s.shape[0], "y_source")
+        X_s = as_points(X_s, "X_source", self.input_dim) if y_s.size else X_s
+        self._build(
+            check_kernel(source_kernel, self.input_dim),
+            check_kernel(delta_kernel, self.input_dim),
+            X_s,
+            y_s,
+            as_finite_scalar(prior_mean, "prior_mean"),
+        )
+
+    @abstractmethod
+    def _build(
+        self, source_kernel: Kernel, delta_kernel: Kernel, X_s: FloatArray, y_s: FloatArray,
+        prior_mean: float,
+    ) -> None:  # fmt: skip
+        """The model given the source data (``X_s (N, d)``, ``y_s (N,)``, maybe empty)."""
+
+    def _point(self, x: ArrayLike) -> FloatArray:
+        """``x (d,)`` as a validated ``(1, d)`` row."""
+        return as_points(np.reshape(x, (1, -1)), "x", self.input_dim)
+
+    @abstractmethod
+    def add(self, x: ArrayLike, y: float) -> None:
+        """Add the target value ``y`` observed at ``x (d,)``. Validates first."""
+
+    @abstractmethod
+    def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """Mean and variance of ``f`` at ``X (m, d)``, each ``(m,)``."""
+
+    @abstractmethod
+    def covariance(self, X: ArrayLike) -> FloatArray:
+        """Posterior covariance of ``f`` at ``X (m, d)``, ``(m, m)``."""
+
+    @abstractmethod
+    def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray:
+        """Joint draws of ``f`` at ``X (m, d)``, shape ``(n_samples, m)``."""
+
+    @property
+    @abstractmethod
+    def info_gain(self) -> float:
+        """The information gain of the data the model holds (see the subclasses)."""
+
+    @abstractmethod
+    def track(self, candidates: ArrayLike) -> CandidateView:
+        """The posterior of ``f`` kept up to date on ``candidates (m, d)``."""
+
+
+class DeltaPosterior(TransferPosterior):
+    """DeltaBO's model of ``f = g + delta`` (Alg. 1, eqs. 5-6); parameters as
+    :class:`TransferPosterior`.
+
+    Attributes
+    ----------
+    source : the :class:`GPPosterior` of ``g`` (eq. 5), fixed.
+    delta : the :class:`GPPosterior` of ``delta`` on the residuals (eq. 6), grown by :meth:`add`.
+    """
+
+    def _build(
+        self, source_kernel: Kernel, delta_kernel: Kernel, X_s: FloatArray, y_s: FloatArray,
+        prior_mean: float,
+    ) -> None:  # fmt: skip
+        self.source = GPPosterior(source_kernel, self.source_noise_var, self.input_dim, prior_mean)
+        if y_s.size:
+            self.source.add_batch(X_s, y_s)
+        self.delta = GPPosterior(delta_kernel, self.noise_var, input_dim=self.input_dim)
 
     @property
     def n_observations(self) -> int:
@@ -79,7 +161,7 @@ class DeltaPosterior:
     def add(self, x: ArrayLike, y: float) -> None:
         """Add the target value ``y`` at ``x (d,)``: the residual ``y - mu_g(x)`` with noise
         ``sigma_g^2(x) + sigma^2`` (Alg. 1 line 5). Validates first."""
-        xv = as_points(np.reshape(x, (1, -1)), "x", self.input_dim)
+        xv = self._point(x)
         mu_g, var_g = self.source.predict(xv)
         self.delta.add(xv[0], y - float(mu_g[0]), noise_var=float(var_g[0]) + self.noise_var)
 
@@ -185,36 +267,26 @@ def tag(X: FloatArray, task: float) -> FloatArray:
     return np.column_stack([X, np.full(X.shape[0], task)])
 
 
-class JointPosterior:
+class JointPosterior(TransferPosterior):
     """The exact posterior of ``f = g + delta`` given the source and the target data.
 
     One :class:`GPPosterior` under :class:`TransferKernel`: source rows (tag 0) with noise
     ``sigma_0^2`` enter once, each target observation (tag 1, noise ``sigma^2``) adds one row in
-    ``O((N + t)^2)``; ``f`` is read at tag 1. Parameters as :class:`DeltaPosterior`.
+    ``O((N + t)^2)``; ``f`` is read at tag 1. Parameters as :class:`TransferPosterior`.
 
     Attributes
     ----------
     gp : the tagged :class:`GPPosterior` (inputs ``(d + 1)``-dimensional).
     """
 
-    def __init__(
-        self,
-        source_kernel: Kernel,
-        delta_kernel: Kernel,
-        noise_var: float,
-        X_source: ArrayLike,
-        y_source: ArrayLike,
-        source_noise_var: float,
-        input_dim: int,
-        prior_mean: float = 0.0,
-    ) -> None:
-        self.kernel = TransferKernel(source_kernel, delta_kernel, input_dim)
-        self.gp = GPPosterior(self.kernel, noise_var, input_dim + 1, prior_mean)
-        self.input_dim = int(input_dim)
-        if np.shape(y_source)[0]:
-            X_s = as_points(X_source, "X_source", self.input_dim)
-            noise_g = max(float(source_noise_var), MIN_SOURCE_NOISE)
-            self.gp.add_batch(tag(X_s, 0.0), y_source, noise_g)
+    def _build(
+        self, source_kernel: Kernel, delta_kernel: Kernel, X_s: FloatArray, y_s: FloatArray,
+        prior_mean: float,
+    ) -> None:  # fmt: skip
+        self.kernel = TransferKernel(source_kernel, delta_kernel, self.input_dim)
+        self.gp = GPPosterior(self.kernel, self.noise_var, self.input_dim + 1, prior_mean)
+        if y_s.size:
+            self.gp.add_batch(tag(X_s, 0.0), y_s, self.source_noise_var)
         self.n_source = self.gp.n_observations
 
     @property
@@ -224,8 +296,7 @@ class JointPosterior:
 
     def add(self, x: ArrayLike, y: float) -> None:
         """Add the target value ``y`` at ``x (d,)`` (one Cholesky row). Validates first."""
-        xv = as_points(np.reshape(x, (1, -1)), "x", self.input_dim)
-        self.gp.add(tag(xv, 1.0)[0], y)
+        self.gp.add(tag(self._point(x), 1.0)[0], y)
 
     def _target(self, X: ArrayLike) -> FloatArray:
         return tag(as_points(X, "X", self.input_dim), 1.0)
