@@ -300,4 +300,3 @@ class JointGPUCB(_TransferUCB):
     name = "Joint-GP"
     model = JointPosterior
     posterior: JointPosterior
-
