@@ -55,7 +55,7 @@ from kernelbandits._validation import FloatArray, as_finite_scalar, check_positi
 from kernelbandits.acquisition import BoxOptimizer
 from kernelbandits.domains import Domain
 from kernelbandits.kernels import Kernel, Matern
-from kernelbandits.policies.base import Policy
+from kernelbandits.policies.base import Policy, PolicyFactory
 from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta
 from kernelbandits.policies.bkb import BKB
 from kernelbandits.policies.gp import GPEI, GPTS, GPUCB
@@ -80,9 +80,6 @@ __all__ = [
     "yeo_johnson",
     "yeo_johnson_lambda",
 ]
-
-#: ``(domain, seed) -> a fresh policy`` on ``domain``
-PolicyFactory = Callable[[Domain, int], Policy]
 
 _SD_FLOOR = 1e-12
 

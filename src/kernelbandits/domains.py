@@ -142,11 +142,7 @@ class Box:
     """
 
     def __init__(
-        self,
-        lower: ArrayLike,
-        upper: ArrayLike,
-        n_candidates: int = 1024,
-        n_refine: int = 3,
+        self, lower: ArrayLike, upper: ArrayLike, n_candidates: int = 1024, n_refine: int = 3
     ) -> None:
         lo = np.atleast_1d(np.asarray(lower, dtype=float))
         hi = np.atleast_1d(np.asarray(upper, dtype=float))

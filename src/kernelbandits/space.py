@@ -30,7 +30,7 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -45,24 +45,29 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+_N = TypeVar("_N", int, float)
+
+
 @dataclass(frozen=True)
-class Float:
+class _Numeric(Generic[_N]):
+    """The fields of a numeric parameter: its ``name``, its bounds ``low`` and ``high``, and
+    ``log`` (encoded on a log scale)."""
+
+    name: str
+    low: _N
+    high: _N
+    log: bool = False
+
+
+@dataclass(frozen=True)
+class Float(_Numeric[float]):
     """A real parameter on ``[low, high]`` (``low < high``); ``log=True`` needs ``low > 0``."""
 
-    name: str
-    low: float
-    high: float
-    log: bool = False
-
 
 @dataclass(frozen=True)
-class Int:
-    """An integer parameter on ``{low, ..., high}`` (``low <= high``); ``log=True`` needs ``low > 0``."""
-
-    name: str
-    low: int
-    high: int
-    log: bool = False
+class Int(_Numeric[int]):
+    """An integer parameter on ``{low, ..., high}`` (``low <= high``); ``log=True`` needs
+    ``low > 0``."""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,9 @@ from kernelbandits.experiments.trace import Trace
 from kernelbandits.policies.base import Policy
 from kernelbandits.problems.base import Problem
 
-PolicyFactory = Callable[[Problem, int], Policy]
+#: ``(problem, seed) -> a fresh policy``: an experiment's policy may need the problem (its noise,
+#: kernel, source data); a policy for any domain is a ``policies.PolicyFactory`` instead
+ProblemPolicyFactory = Callable[[Problem, int], Policy]
 
 
 def derive_seeds(seed: int) -> tuple[np.random.Generator, int]:
@@ -40,7 +42,7 @@ def _check_args(T: int, seed: int) -> tuple[int, int]:
     return int(T), int(seed)
 
 
-def _make_policy(policy: Policy | PolicyFactory, problem: Problem, policy_seed: int) -> Policy:
+def _make_policy(policy: Policy | ProblemPolicyFactory, problem: Problem, policy_seed: int) -> Policy:
     if isinstance(policy, Policy):
         return policy
     if not callable(policy):
@@ -54,7 +56,7 @@ def _make_policy(policy: Policy | PolicyFactory, problem: Problem, policy_seed: 
 
 
 @renamed_parameters(T="horizon")
-def run(policy: Policy | PolicyFactory, problem: Problem, horizon: int, seed: int) -> Trace:
+def run(policy: Policy | ProblemPolicyFactory, problem: Problem, horizon: int, seed: int) -> Trace:
     """Play ``horizon`` (``T``) rounds of ``policy`` on ``problem``.
 
     Parameters

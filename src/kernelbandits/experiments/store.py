@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
+from typing import Self
 
 from kernelbandits.experiments.trace import Trace
 
@@ -86,7 +88,22 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class ResultsStore:
+class _ClosingContext(ABC):
+    """A context manager for an object with :meth:`close`: ``with`` gives the object itself and
+    closes it on leaving the block."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release what the object holds."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class ResultsStore(_ClosingContext):
     """Runs of experiments in the SQLite file ``path`` (created with its parent directories).
 
     Use as a context manager or call :meth:`close`. Reopening an existing file keeps its runs.
@@ -109,12 +126,6 @@ class ResultsStore:
     # -- lifecycle ------------------------------------------------------------------------------
     def close(self) -> None:
         self._conn.close()
-
-    def __enter__(self) -> ResultsStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"ResultsStore({str(self.path)!r})"

@@ -1,6 +1,6 @@
 """Policies behind one ask/tell protocol (:class:`Policy`), each citing what it implements."""
 
-from kernelbandits.policies.base import Policy, PolicyTags, RandomPolicy
+from kernelbandits.policies.base import Policy, PolicyFactory, PolicyTags, RandomPolicy
 from kernelbandits.policies.beta import (
     BetaSchedule,
     ConstantBeta,
@@ -58,6 +58,7 @@ __all__ = [
     "OfflineMetaLearned",
     "Policy",
     "PolicyCheckError",
+    "PolicyFactory",
     "PolicyTags",
     "QLinUCB",
     "RandomPolicy",

@@ -9,6 +9,7 @@ the data already collected unchanged. Policies maximise.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
@@ -149,6 +150,13 @@ class Policy(ABC, Generic[Observation]):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(domain={self.domain!r}, t={self.n_observations})"
+
+
+#: ``(domain, seed) -> a fresh policy on domain``: what :func:`~kernelbandits.policies.check_policy`
+#: tests and a :class:`~kernelbandits.campaign.Campaign` rebuilds its policy from (the
+#: experiments' factories take the problem instead, ``(problem, seed)``, and LIBO's base policy
+#: the meta-learned kernel too, ``(domain, kernel, seed)``)
+PolicyFactory = Callable[[Domain, int], Policy]
 
 
 class RandomPolicy(Policy):

@@ -34,12 +34,9 @@ import numpy as np
 
 from kernelbandits._validation import FloatArray, check_count
 from kernelbandits.domains import Box, Domain, Grid
-from kernelbandits.policies.base import Policy, PolicyTags
+from kernelbandits.policies.base import Policy, PolicyFactory, PolicyTags
 
 __all__ = ["PolicyTags", "check_policy"]
-
-#: ``(domain, seed) -> Policy``: what :func:`check_policy` builds its policies with
-PolicyFactory = Callable[[Domain, int], Policy]
 
 
 class PolicyCheckError(AssertionError):

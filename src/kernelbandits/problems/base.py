@@ -73,7 +73,55 @@ class Problem(ABC):
         return self.regret(X)
 
 
-class FunctionProblem(Problem):
+class StoredOptimumProblem(Problem):
+    """A problem whose optimum is found once, when it is built, and stored: the maximiser
+    ``_opt_x (d,)`` and its value ``_opt_v``."""
+
+    _opt_x: FloatArray
+    _opt_v: float
+
+    def _store_grid_optimum(self, grid: Grid, values: FloatArray) -> None:
+        """Store the exact optimum over ``grid`` given ``values (m,)`` aligned with
+        ``grid.points`` (the first maximiser on ties)."""
+        j = int(np.argmax(values))
+        self._opt_x, self._opt_v = grid.points[j].copy(), float(values[j])
+
+    @property
+    def optimum_value(self) -> float:
+        return self._opt_v
+
+    @property
+    def optimizer(self) -> FloatArray:
+        return self._opt_x.copy()
+
+
+class GridTableProblem(StoredOptimumProblem):
+    """A function known by its values on the points of a :class:`Grid`.
+
+    :meth:`f` looks each row up in the grid and raises ``ValueError`` for a point that is not
+    in it; the optimum is the exact argmax of the values.
+
+    Attributes
+    ----------
+    values : (m,) read-only, ``values[i] = f(domain.points[i])``.
+    """
+
+    domain: Grid
+    values: FloatArray
+
+    def _store_values(self, values: FloatArray) -> None:
+        """Freeze ``values (m,)`` (not copied) as :attr:`values` and store their optimum."""
+        values.setflags(write=False)
+        self.values = values
+        self._store_grid_optimum(self.domain, values)
+
+    def f(self, X: ArrayLike) -> FloatArray:
+        """The values at the rows of ``X (n, d)`` (each a grid point), shape ``(n,)``."""
+        Xa = as_points(X, "X", self.domain.dim)
+        return self.values[self.domain.indices(Xa, "X")].copy()
+
+
+class FunctionProblem(StoredOptimumProblem):
     """Wrap any vectorised callable ``f: (m, d) -> (m,)`` as a problem.
 
     On a :class:`Grid` the optimum is computed exactly by evaluating every point. On a
@@ -96,9 +144,7 @@ class FunctionProblem(Problem):
         self.noise_std = check_nonnegative(noise_std, "noise_std")
         self.name = name
         if isinstance(domain, Grid):
-            values = self.f(domain.points)
-            j = int(np.argmax(values))
-            self._opt_x, self._opt_v = domain.points[j].copy(), float(values[j])
+            self._store_grid_optimum(domain, self.f(domain.points))
             self.optimum_is_exact = True
         elif optimum_value is not None and optimizer is not None:
             self._opt_x = domain.validate(optimizer, "optimizer")
@@ -119,32 +165,38 @@ class FunctionProblem(Problem):
             raise ValueError(f"f returned shape {values.shape}; expected ({Xa.shape[0]},)")
         return values
 
+
+class DelegatingProblem(Problem):
+    """A problem whose function and optimum are those of another problem, :attr:`_inner`
+    (the subclass sets the domain and the noise)."""
+
+    @property
+    @abstractmethod
+    def _inner(self) -> Problem:
+        """The problem that :meth:`f` and the optimum are forwarded to."""
+
+    def f(self, X: ArrayLike) -> FloatArray:
+        """Noise-free values on the rows of ``X (m, d)``, shape ``(m,)``."""
+        return self._inner.f(X)
+
     @property
     def optimum_value(self) -> float:
-        return self._opt_v
+        return self._inner.optimum_value
 
     @property
     def optimizer(self) -> FloatArray:
-        return self._opt_x.copy()
+        return self._inner.optimizer
 
 
-class FunctionBackedProblem(Problem):
+class FunctionBackedProblem(DelegatingProblem):
     """A problem defined by a closed form, evaluated and optimised through a
     :class:`FunctionProblem` built once by the subclass (``self._function``)."""
 
     _function: FunctionProblem
 
-    def f(self, X: ArrayLike) -> FloatArray:
-        """Noise-free values on the rows of ``X (m, d)``, shape ``(m,)``."""
-        return self._function.f(X)
-
     @property
-    def optimum_value(self) -> float:
-        return self._function.optimum_value
-
-    @property
-    def optimizer(self) -> FloatArray:
-        return self._function.optimizer
+    def _inner(self) -> FunctionProblem:
+        return self._function
 
     @property
     def optimum_is_exact(self) -> bool:

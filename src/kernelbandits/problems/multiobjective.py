@@ -24,13 +24,13 @@ from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._validation import FloatArray, as_points, check_count, check_nonnegative
 from kernelbandits.domains import Grid
 from kernelbandits.kernels.multitask import SeparableSum
-from kernelbandits.problems.base import Problem
+from kernelbandits.problems.base import StoredOptimumProblem
 from kernelbandits.scalarization import ExpectedScalarization, bayes_regret
 
 Score = Literal["expected", "bayes"]
 
 
-class VectorProblem(Problem):
+class VectorProblem(StoredOptimumProblem):
     """An ``n``-output problem on a :class:`Grid`, scored on its expected scalarised utility.
 
     Parameters
@@ -89,8 +89,7 @@ class VectorProblem(Problem):
                 f"{self.n_tasks}"
             )
         self._grid_utility = utility(self.table)
-        j = int(np.argmax(self._grid_utility))
-        self._opt_x, self._opt_v = domain.points[j].copy(), float(self._grid_utility[j])
+        self._store_grid_optimum(domain, self._grid_utility)
         self.max_output_norm = float(np.linalg.norm(self.table, axis=1).max())
         self.kernel = kernel
         self.rkhs_norm = None if rkhs_norm is None else check_nonnegative(rkhs_norm, "rkhs_norm")
@@ -116,14 +115,6 @@ class VectorProblem(Problem):
         """One noisy vector observation ``f(x) + noise_std N(0, I_n)``, shape ``(n,)``."""
         xv = self.domain.validate(x, "x")
         return self.values(xv[None, :])[0] + self.noise_std * rng.standard_normal(self.n_tasks)
-
-    @property
-    def optimum_value(self) -> float:
-        return self._opt_v
-
-    @property
-    def optimizer(self) -> FloatArray:
-        return self._opt_x.copy()
 
     # -- scores -------------------------------------------------------------------------------
     def trajectory_regret(self, X: ArrayLike) -> FloatArray:

@@ -21,17 +21,17 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from kernelbandits._random import SeedLike, as_generator
-from kernelbandits._validation import FloatArray, as_finite_vector, as_points, check_positive
+from kernelbandits._validation import FloatArray, as_finite_vector, check_positive
 from kernelbandits.domains import Grid
 from kernelbandits.kernels import Kernel
-from kernelbandits.problems.base import Problem
+from kernelbandits.problems.base import GridTableProblem
 from kernelbandits.quantum.base import BernoulliReward, GaussianReward, RewardDistribution
 from kernelbandits.regression import sample_gaussian
 
 RewardModel = Literal["bernoulli", "gaussian"]
 
 
-class RewardProblem(Problem):
+class RewardProblem(GridTableProblem):
     """A function tabulated on a grid, observed through Bernoulli or Gaussian rewards.
 
     Parameters
@@ -69,26 +69,8 @@ class RewardProblem(Problem):
             raise ValueError(f"reward must be 'bernoulli' or 'gaussian'; got {reward!r}")
         self.domain: Grid = grid
         self.reward = reward
-        self.values: FloatArray = vals.copy()
-        self.values.setflags(write=False)
+        self._store_values(vals.copy())
         self.name = name
-        self._argmax = int(np.argmax(vals))
-
-    def _index(self, X: ArrayLike) -> np.ndarray:
-        Xa = as_points(X, "X", self.domain.dim)
-        return self.domain.indices(Xa, "X")
-
-    def f(self, X: ArrayLike) -> FloatArray:
-        """Mean rewards at the rows of ``X (n, d)`` (grid points), shape ``(n,)``."""
-        return self.values[self._index(X)].copy()
-
-    @property
-    def optimum_value(self) -> float:
-        return float(self.values[self._argmax])
-
-    @property
-    def optimizer(self) -> FloatArray:
-        return self.domain.points[self._argmax].copy()
 
     def reward_distribution(self, x: ArrayLike) -> RewardDistribution:
         """The distribution the quantum oracle of arm ``x (d,)`` encodes."""

@@ -25,11 +25,11 @@ from kernelbandits._validation import (
 )
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.base import Kernel
-from kernelbandits.problems.base import FunctionBackedProblem, FunctionProblem, Problem
+from kernelbandits.problems.base import FunctionBackedProblem, FunctionProblem, GridTableProblem
 from kernelbandits.regression import sample_gaussian
 
 
-class GPSampleProblem(Problem):
+class GPSampleProblem(GridTableProblem):
     """A sample path ``f ~ GP(0, k)`` drawn jointly on the points of a grid.
 
     ``f`` exists on the grid points only: :meth:`f` looks each row up with ``grid.index`` and
@@ -67,25 +67,7 @@ class GPSampleProblem(Problem):
         self.jitter = check_nonnegative(jitter, "jitter")
         K = kernel(grid.points)
         jittered = K + self.jitter * np.eye(len(grid))
-        self.values: FloatArray = sample_gaussian(
-            np.zeros(len(grid)), jittered, 1, as_generator(seed)
-        )[0]
-        self.values.setflags(write=False)
-        self._argmax = int(np.argmax(self.values))
-
-    def f(self, X: ArrayLike) -> FloatArray:
-        """Sampled values at the rows of ``X (n, d)`` (each a grid point), shape ``(n,)``."""
-        Xa = as_points(X, "X", self.domain.dim)
-        idx = self.domain.indices(Xa, "X")
-        return self.values[idx].copy()
-
-    @property
-    def optimum_value(self) -> float:
-        return float(self.values[self._argmax])
-
-    @property
-    def optimizer(self) -> FloatArray:
-        return self.domain.points[self._argmax].copy()
+        self._store_values(sample_gaussian(np.zeros(len(grid)), jittered, 1, as_generator(seed))[0])
 
     def __repr__(self) -> str:
         return f"GPSampleProblem({self.domain!r}, {self.kernel!r}, noise_std={self.noise_std:g})"

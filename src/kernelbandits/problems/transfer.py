@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from kernelbandits._validation import FloatArray, as_finite_vector, as_points, check_nonnegative
-from kernelbandits.problems.base import Problem
+from kernelbandits.problems.base import DelegatingProblem, Problem
 
 if TYPE_CHECKING:
     from kernelbandits.experiments.trace import Trace
@@ -101,7 +101,7 @@ def sample_source(
     return SourceData(X.reshape(n, dom.dim), y, noise_std**2)
 
 
-class TransferProblem(Problem):
+class TransferProblem(DelegatingProblem):
     """A target problem together with one source data set.
 
     Everything a :class:`Problem` offers (domain, ``f``, noise, optimum, regret) is the target's;
@@ -125,16 +125,9 @@ class TransferProblem(Problem):
         self.noise_std = target.noise_std
         self.name = name or f"transfer-{getattr(target, 'name', 'problem')}"
 
-    def f(self, X: ArrayLike) -> FloatArray:
-        return self.target.f(X)
-
     @property
-    def optimum_value(self) -> float:
-        return self.target.optimum_value
-
-    @property
-    def optimizer(self) -> FloatArray:
-        return self.target.optimizer
+    def _inner(self) -> Problem:
+        return self.target
 
     def evaluate(self, x: ArrayLike, rng: np.random.Generator) -> float:
         return self.target.evaluate(x, rng)

@@ -97,10 +97,6 @@ class MeanEstimator(ABC):
 
     @abstractmethod
     def estimate(
-        self,
-        reward: RewardDistribution,
-        eps: float,
-        delta: float,
-        rng: np.random.Generator,
+        self, reward: RewardDistribution, eps: float, delta: float, rng: np.random.Generator
     ) -> MeanEstimate:
         """Estimate ``reward.mean``; ``ValueError`` for ``eps <= 0`` or ``delta`` outside (0, 1)."""

@@ -102,6 +102,14 @@ def _check_generator(rng: object) -> np.random.Generator:
     return rng
 
 
+def _check_request(
+    eps: float, delta: float, rng: object
+) -> tuple[float, float, np.random.Generator]:
+    """``(eps, delta, rng)`` of one estimate, checked in that order."""
+    eps, delta = _check_eps_delta(eps, delta)
+    return eps, delta, _check_generator(rng)
+
+
 # --------------------------------------------------------------------------------------------
 # classical Monte Carlo
 # --------------------------------------------------------------------------------------------
@@ -133,11 +141,7 @@ class ClassicalMonteCarlo(MeanEstimator):
         return max(1, math.ceil(n))
 
     def estimate(
-        self,
-        reward: RewardDistribution,
-        eps: float,
-        delta: float,
-        rng: np.random.Generator,
+        self, reward: RewardDistribution, eps: float, delta: float, rng: np.random.Generator
     ) -> MeanEstimate:
         """Mean of ``reward.sample(N, rng)``."""
         n = self.sample_size(reward, eps, delta)
@@ -590,15 +594,10 @@ class SimulatedIAE(IterativeAEEstimator):
     name = "simulated-iae"
 
     def run(
-        self,
-        reward: RewardDistribution,
-        eps: float,
-        delta: float,
-        rng: np.random.Generator,
+        self, reward: RewardDistribution, eps: float, delta: float, rng: np.random.Generator
     ) -> tuple[MeanEstimate, IAEOutcome]:
         """:meth:`estimate` and the full :class:`IAEOutcome` on the amplitude."""
-        eps, delta = _check_eps_delta(eps, delta)
-        rng = _check_generator(rng)
+        eps, delta, rng = _check_request(eps, delta, rng)
         problem = amplitude_problem(
             reward, eps, num_qubits=self.num_qubits, rescaling_factor=self.rescaling_factor
         )
@@ -712,15 +711,10 @@ class SimulatedCanonicalQAE(MeanEstimator):
         return r if r % 2 == 1 else r + 1
 
     def estimate(
-        self,
-        reward: RewardDistribution,
-        eps: float,
-        delta: float,
-        rng: np.random.Generator,
+        self, reward: RewardDistribution, eps: float, delta: float, rng: np.random.Generator
     ) -> MeanEstimate:
         """Median of ``repeats`` canonical-QAE estimates; queries ``repeats * (M - 1)``."""
-        eps, delta = _check_eps_delta(eps, delta)
-        rng = _check_generator(rng)
+        eps, delta, rng = _check_request(eps, delta, rng)
         problem = amplitude_problem(
             reward, eps, num_qubits=self.num_qubits, rescaling_factor=self.rescaling_factor
         )

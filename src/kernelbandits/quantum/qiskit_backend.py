@@ -34,8 +34,7 @@ from kernelbandits.quantum.estimators import (
     GaussianEncoding,
     IterativeAEEstimator,
     QueryCount,
-    _check_eps_delta,
-    _check_generator,
+    _check_request,
     _check_reward,
     iae_target_epsilon,
 )
@@ -268,17 +267,12 @@ class QiskitIAE(IterativeAEEstimator):
         return problem
 
     def run(
-        self,
-        reward: RewardDistribution,
-        eps: float,
-        delta: float,
-        rng: np.random.Generator,
+        self, reward: RewardDistribution, eps: float, delta: float, rng: np.random.Generator
     ) -> tuple[MeanEstimate, Any]:
         """:meth:`estimate` and Qiskit's ``IterativeAmplitudeEstimationResult``."""
         from qiskit_algorithms import IterativeAmplitudeEstimation
 
-        eps, delta = _check_eps_delta(eps, delta)
-        rng = _check_generator(rng)
+        eps, delta, rng = _check_request(eps, delta, rng)
         reward = _check_reward(reward)
         target = iae_target_epsilon(reward, eps)
         alpha, shots = self._alpha_and_shots(target, delta)

@@ -17,7 +17,7 @@ import numpy as np
 
 from kernelbandits._validation import FloatArray
 from kernelbandits.experiments import spec as registry
-from kernelbandits.experiments.store import Plan, ResultsStore, RunRecord
+from kernelbandits.experiments.store import Plan, ResultsStore, RunRecord, _ClosingContext
 from kernelbandits.experiments.trace import Trace
 
 
@@ -29,7 +29,7 @@ def _spec_policies(experiment: str) -> tuple[str, ...]:
         return ()
 
 
-class StoredResults:
+class StoredResults(_ClosingContext):
     """Read-only view of a results store for figures and claims.
 
     Parameters
@@ -103,9 +103,3 @@ class StoredResults:
 
     def close(self) -> None:
         self._store.close()
-
-    def __enter__(self) -> StoredResults:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 
 #: seeds of every paper experiment's quick (CI-size) variant
 QUICK_SEEDS = 2
+#: an experiment's ``problem_seed -> Problem`` (:attr:`ExperimentSpec.make_problem`)
+ProblemFactory = Callable[[int], "Problem"]
+#: display name -> ``(problem, policy_seed) -> Policy`` (:attr:`ExperimentSpec.policies`)
+PolicyFactories = Mapping[str, Callable[["Problem", int], "Policy"]]
 
 
 def paper_spec(
@@ -25,8 +29,8 @@ def paper_spec(
     figure: str,
     id: str,
     title: str,
-    problem: Callable[[int], Problem],
-    policies: Mapping[str, Callable[[Problem, int], Policy]],
+    problem: ProblemFactory,
+    policies: PolicyFactories,
     *,
     horizon: int,
     n_seeds: int,

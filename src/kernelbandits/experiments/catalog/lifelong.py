@@ -24,10 +24,9 @@ the paper's values select the true kernels.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from kernelbandits.experiments.catalog._common import paper_spec
+from kernelbandits.experiments.catalog._common import PolicyFactories, ProblemFactory, paper_spec
 from kernelbandits.experiments.spec import ExperimentSpec, register
 
 if TYPE_CHECKING:
@@ -254,16 +253,9 @@ _ENV_NOTE = (
 
 
 def _spec(
-    id: str,
-    title: str,
-    problem: Callable[[int], Problem],
-    policies: Mapping[str, Callable[[Problem, int], Policy]],
-    n_tasks: int,
-    steps: int,
-    text: str,
-    figure: str,
-    synthetic: bool = True,
-) -> ExperimentSpec:
+    id: str, title: str, problem: ProblemFactory, policies: PolicyFactories, n_tasks: int,
+    steps: int, text: str, figure: str, synthetic: bool = True,
+) -> ExperimentSpec:  # fmt: skip
     return register(
         paper_spec(
             REFERENCE, figure, id, title, problem, policies,

@@ -38,12 +38,12 @@ Decisions on what the paper leaves open (also in each spec's description):
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kernelbandits.experiments.catalog._common import paper_spec
+from kernelbandits.experiments.catalog._common import PolicyFactories, ProblemFactory, paper_spec
 from kernelbandits.experiments.spec import ExperimentSpec, Metric, register
 
 if TYPE_CHECKING:
@@ -449,9 +449,8 @@ _REFERENCE_TEXT = (
 
 
 def _spec(
-    id: str, title: str, problem: Callable[[int], Problem],
-    policies: Mapping[str, Callable[[Problem, int], Policy]], horizon: int, text: str,
-    settings: dict[str, object], figure: str, metric: Metric = "average",
+    id: str, title: str, problem: ProblemFactory, policies: PolicyFactories, horizon: int,
+    text: str, settings: dict[str, object], figure: str, metric: Metric = "average",
 ) -> ExperimentSpec:  # fmt: skip
     return register(
         paper_spec(

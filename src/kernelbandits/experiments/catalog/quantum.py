@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from kernelbandits.experiments.catalog._common import paper_spec
+from kernelbandits.experiments.catalog._common import PolicyFactories, ProblemFactory, paper_spec
 from kernelbandits.experiments.catalog.core import random_policy
 from kernelbandits.experiments.spec import ExperimentSpec, register
 
@@ -225,17 +225,9 @@ _COMMON = (
 
 
 def _register(
-    id: str,
-    title: str,
-    problem: Callable[[int], Problem],
-    policies: Mapping[str, Callable[[Problem, int], Policy]],
-    budget: int,
-    trials: int,
-    text: str,
-    figure: str,
-    settings: Mapping[str, object],
-    variant_of: str = "",
-) -> ExperimentSpec:
+    id: str, title: str, problem: ProblemFactory, policies: PolicyFactories, budget: int,
+    trials: int, text: str, figure: str, settings: Mapping[str, object], variant_of: str = "",
+) -> ExperimentSpec:  # fmt: skip
     return register(
         paper_spec(
             REFERENCE, figure, id, title, problem, policies, horizon=budget, n_seeds=trials,

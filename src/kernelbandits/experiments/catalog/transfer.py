@@ -48,13 +48,13 @@ Settings (App. C); decisions where it is silent (also in each description):
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from kernelbandits.experiments.catalog._common import paper_spec
+from kernelbandits.experiments.catalog._common import PolicyFactories, ProblemFactory, paper_spec
 from kernelbandits.experiments.catalog.core import random_policy
 from kernelbandits.experiments.spec import ExperimentSpec, Metric, register
 
@@ -317,17 +317,9 @@ def _policies(key: str, n_init: int) -> dict[str, Callable[[Problem, int], Polic
 
 # -- specs ------------------------------------------------------------------------------------
 def _register(
-    id: str,
-    title: str,
-    problem: Callable[[int], Problem],
-    policies: Mapping[str, Callable[[Problem, int], Policy]],
-    reps: int,
-    text: str,
-    figure: str,
-    key: str,
-    metric: Metric = "cumulative",
-    variant_of: str = "",
-) -> ExperimentSpec:
+    id: str, title: str, problem: ProblemFactory, policies: PolicyFactories, reps: int,
+    text: str, figure: str, key: str, metric: Metric = "cumulative", variant_of: str = "",
+) -> ExperimentSpec:  # fmt: skip
     return register(
         paper_spec(
             REFERENCE, figure, id, title, problem, policies, horizon=HORIZON, n_seeds=reps,
