@@ -42,7 +42,9 @@ def _check_args(T: int, seed: int) -> tuple[int, int]:
     return int(T), int(seed)
 
 
-def _make_policy(policy: Policy | ProblemPolicyFactory, problem: Problem, policy_seed: int) -> Policy:
+def _make_policy(
+    policy: Policy | ProblemPolicyFactory, problem: Problem, policy_seed: int
+) -> Policy:
     if isinstance(policy, Policy):
         return policy
     if not callable(policy):
