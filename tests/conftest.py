@@ -10,6 +10,14 @@ from threadpoolctl import threadpool_limits
 
 from _repo import ROOT
 
+try:  # property tests: the same examples on every run (no flaky CI), no example database
+    from hypothesis import settings
+
+    settings.register_profile("kernelbandits", derandomize=True, database=None, deadline=None)
+    settings.load_profile("kernelbandits")
+except ImportError:  # pragma: no cover - the dev extra installs hypothesis
+    pass
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _one_blas_thread():

@@ -225,3 +225,34 @@ def test_factory_checks_the_dimension():
     with pytest.raises(ValueError, match="dimension"):
         c.ask()
     assert c.trials == []
+
+
+@pytest.mark.parametrize("huge", [1e308, -1e308, 1e-310])
+def test_extreme_values_never_break_a_study(huge) -> None:
+    """Values near the largest (or in the subnormal range of the) double are told and the
+    campaign goes on proposing: the standardisation scales before it sums."""
+    campaign = Campaign(LINE, seed=0, n_init=2)
+    for value in (huge, huge, 0.5 * huge, 0.0, huge):
+        trial = campaign.ask()
+        campaign.tell(trial, value)
+    z, mean, sd = campaign.standardized_values()
+    assert np.all(np.isfinite(z)) and np.isfinite(mean) and np.isfinite(sd)
+    for _ in range(3):  # every later ask still works
+        trial = campaign.ask()
+        assert 0.0 <= trial.params["x"] <= 1.0
+        campaign.tell(trial, huge)
+
+
+def test_standardize_is_exact_in_range_and_scales_outside_it() -> None:
+    from kernelbandits.campaign import standardize
+
+    y = np.array([3.0, -1.0, 2.5, 7.0])
+    z, mean, sd = standardize(y)
+    assert mean == float(np.mean(y)) and sd == float(np.std(y))  # the direct formula, bit for bit
+    np.testing.assert_array_equal(z, (y - np.mean(y)) / np.std(y))
+    big = y * 1e300  # the squares of the deviations would overflow
+    zb, mb, sb = standardize(big)
+    np.testing.assert_allclose(zb, z, rtol=1e-12)
+    assert mb == pytest.approx(mean * 1e300, rel=1e-12) and sb == pytest.approx(sd * 1e300)
+    with pytest.raises(ValueError, match="finite"):
+        standardize([1.0, np.inf])

@@ -142,3 +142,69 @@ def test_demo_command_end_to_end(tmp_path, capsys) -> None:
     out = capsys.readouterr().out
     assert all(name in out for name in ("GP-UCB", "GP-EI", "BKB", "ms / round"))
     assert (tmp_path / "demo.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def _one_line_error(capsys, *words: str) -> str:
+    """The captured stderr: one line, no traceback, naming every word given."""
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert "Traceback" not in captured.err and len(err.splitlines()) == 1, captured.err
+    assert err.startswith("kernelbandits: error: ")
+    for word in words:
+        assert word in err, (word, err)
+    return err
+
+
+def test_a_damaged_store_is_reported_and_left_untouched(tmp_path, capsys) -> None:
+    store = tmp_path / "results.sqlite"
+    garbage = b"this is not a SQLite database" * 100
+    store.write_bytes(garbage)
+    for argv in (
+        ["run", _specs.SMALL_ID, "--quick", "--jobs", "1", "--out", str(tmp_path)],
+        ["report", str(tmp_path)],
+        ["export", str(tmp_path), "--to", str(tmp_path / "x.csv")],
+    ):
+        assert main(argv) == 1, argv
+        err = _one_line_error(capsys, str(store), "not a readable results store", "--debug")
+        assert "move it away" in err
+        assert store.read_bytes() == garbage  # never overwritten
+    with pytest.raises(Exception, match="not a readable results store"):
+        main(["--debug", "report", str(tmp_path)])  # --debug: the exception itself
+
+
+def test_output_paths_that_are_files_are_usage_errors(tmp_path, capsys) -> None:
+    a_file = tmp_path / "taken"
+    a_file.write_text("x")
+    cases = [
+        (["run", _specs.SMALL_ID, "--quick", "--out", str(a_file)], "--out"),
+        (["demo", "--out", str(a_file)], "--out"),
+        (["report", str(a_file)], "OUT"),
+        (["export", str(a_file), "--to", str(tmp_path / "x.csv")], "OUT"),
+        (["export", str(tmp_path), "--to", str(tmp_path)], "--to"),
+    ]
+    for argv, option in cases:
+        assert main(argv) == 2, argv
+        _one_line_error(capsys, option)
+    # a directory inside a file cannot be created: a runtime failure naming the path
+    argv = ["run", _specs.SMALL_ID, "--quick", "--jobs", "1", "--out", str(a_file / "sub")]
+    assert main(argv) == 1
+    _one_line_error(capsys, str(a_file), "choose another")
+
+
+def test_export_of_an_experiment_not_in_the_store_is_refused(tmp_path, capsys) -> None:
+    assert main(["run", _specs.SMALL_ID, "--quick", "--jobs", "1", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    argv = ["export", str(tmp_path), "--to", str(tmp_path / "x.csv"), "--experiment", "nope"]
+    assert main(argv) == 2
+    _one_line_error(capsys, "'nope'", _specs.SMALL_ID)
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path, capsys) -> None:
+    pytest.importorskip("dask.distributed")
+    import dask
+
+    argv = ["run", _specs.SMALL_ID, "--quick", "--out", str(tmp_path)]
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):  # Dask's default: 30 s
+        assert main([*argv, "--scheduler", "tcp://127.0.0.1:9"]) == 1  # the discard port
+    _one_line_error(capsys, "cannot reach the Dask scheduler at tcp://127.0.0.1:9")

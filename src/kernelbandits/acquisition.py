@@ -200,7 +200,7 @@ class ExpectedImprovement(_Improvement):
 
     def __call__(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
         gap, z = self._gap_and_z(mu, sd)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):  # phi(z) = 0 where z^2 overflows
             ei = gap * norm.cdf(z) + sd * norm.pdf(z)
         return np.where(sd > 0, ei, np.maximum(gap, 0.0))
 

@@ -497,13 +497,26 @@ def warp_values(values: ArrayLike) -> FloatArray:
 
 def standardize(values: Sequence[float] | ArrayLike) -> tuple[FloatArray, float, float]:
     """``((y - mean) / sd, mean, sd)`` of ``values`` (shape ``(n,)``), ``sd`` floored at
-    ``1e-12``; ``(empty, 0, 1)`` for no values. What a campaign tells its policy."""
+    ``1e-12``; ``(empty, 0, 1)`` for no values. What a campaign tells its policy.
+
+    Cannot overflow: when the largest ``|y|`` is beyond ``1e100`` (where the sum of squares of
+    the deviations could exceed the largest double, ~1.8e308) or below ``1e-100``, the values are
+    divided by it first (scale, then sum) and the moments scaled back; in between, the direct
+    formula (bit for bit what it always was). ``ValueError`` for a value that is not finite."""
     y = np.asarray(values, dtype=float).reshape(-1)
     if y.size == 0:
         return y, 0.0, 1.0
-    mean = float(np.mean(y))
-    sd = max(float(np.std(y)), _SD_FLOOR)
-    return (y - mean) / sd, mean, sd
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"values must be finite; got {y[~np.isfinite(y)][:3].tolist()}")
+    scale = float(np.max(np.abs(y)))
+    if scale == 0.0 or 1e-100 <= scale <= 1e100:
+        mean = float(np.mean(y))
+        sd = max(float(np.std(y)), _SD_FLOOR)
+        return (y - mean) / sd, mean, sd
+    u = y / scale  # in [-1, 1]: its mean and squares cannot overflow
+    m_u, s_u = float(np.mean(u)), float(np.std(u))
+    sd = max(s_u * scale, _SD_FLOOR)
+    return (u - m_u) / (sd / scale), m_u * scale, sd
 
 
 def policy_seed(seed: int, n_trials: int) -> int:

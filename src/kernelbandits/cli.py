@@ -16,9 +16,11 @@ Subcommands::
 ``--workers``, an existing Dask cluster with ``--scheduler``. Interrupted, it keeps every finished
 run; run again, it does only the missing and the failed runs.
 
-Exit codes: 0 success, 1 some runs failed (recorded in the store, shown in the output), 2 usage
-error (bad arguments, unknown experiment id) with a message on stderr and no traceback.
-Progress goes to stderr; with ``--json`` stdout holds only the JSON summary.
+Exit codes: 0 success; 1 a runtime failure (some runs failed, recorded in the store and shown in
+the output; a damaged store; a path that cannot be written; an unreachable scheduler); 2 a usage
+error (bad arguments, an unknown experiment id, an output path that is a file). Every failure is
+one line on stderr naming the file or option; ``--debug`` (before the command) shows the
+traceback instead. Progress goes to stderr; with ``--json`` stdout holds only the JSON summary.
 """
 
 from __future__ import annotations
@@ -82,6 +84,9 @@ def _add_run_options(p: argparse.ArgumentParser, horizon_help: str, dask: bool =
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kernelbandits", description="Kernelized bandits: run and reproduce experiments."
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="show the Python traceback of a failure"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     demo = sub.add_parser("demo", help="run GP-UCB, GP-EI and BKB on 1-D GP samples and plot")
@@ -396,6 +401,38 @@ def _list(as_json: bool) -> int:
     return 0
 
 
+def _check_directory(path: Path | None, option: str) -> None:
+    """A usage error when ``path`` (an output directory) exists and is not a directory."""
+    if path is not None and path.exists() and not path.is_dir():
+        raise UsageError(f"{option} {path} is a file, not a directory: choose another {option}")
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """The output locations a command will write to, checked before any work starts."""
+    if args.command in ("demo", "reproduce", "run"):
+        _check_directory(args.out, "--out")
+    if args.command in ("report", "export"):
+        _check_directory(args.out, "OUT")
+    if args.command == "report":
+        _check_directory(args.to, "--to")
+    if args.command == "export" and args.to.is_dir():
+        raise UsageError(f"--to {args.to} is a directory: give a file ending in .csv or .parquet")
+
+
+def _failure(exc: BaseException) -> str:
+    """One line saying what failed and what to do."""
+    if isinstance(exc, PermissionError):
+        return f"cannot write {exc.filename or exc}: permission denied; choose another location"
+    if isinstance(exc, FileExistsError | NotADirectoryError):
+        return f"{exc.filename} is a file, not a directory: choose another output location"
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    return (
+        message if isinstance(exc, OSError | RuntimeError) else f"{type(exc).__name__}: {message}"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kernelbandits`` command; returns the exit code."""
     parser = build_parser()
@@ -404,22 +441,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse printed the usage error (or the help) already
         return int(exc.code) if isinstance(exc.code, int) else 2
     try:
-        if args.command == "list":
-            return _list(args.json)
-        if args.command == "demo":
-            return _run(args, ["demo"], quick=False, as_json=False)
-        if args.command == "report":
-            return _report(args)
-        if args.command == "export":
-            return _export(args)
-        ids = _expand_ids(args.ids, args.estimator)
-        return _run(args, ids, quick=args.quick, as_json=args.json)
+        _check_paths(args)
+        return _command(args)
     except UsageError as exc:
         print(f"kernelbandits: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("kernelbandits: interrupted (finished runs are kept in the store)", file=sys.stderr)
         return 130
+    except Exception as exc:  # a runtime failure: one line, unless --debug asks for more
+        if args.debug:
+            raise
+        print(
+            f"kernelbandits: error: {_failure(exc)} (--debug shows the traceback)", file=sys.stderr
+        )
+        return 1
+
+
+def _command(args: argparse.Namespace) -> int:
+    """Run the parsed command; its exit code."""
+    if args.command == "list":
+        return _list(args.json)
+    if args.command == "demo":
+        return _run(args, ["demo"], quick=False, as_json=False)
+    if args.command == "report":
+        return _report(args)
+    if args.command == "export":
+        return _export(args)
+    ids = _expand_ids(args.ids, args.estimator)
+    return _run(args, ids, quick=args.quick, as_json=args.json)
 
 
 if __name__ == "__main__":

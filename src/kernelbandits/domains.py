@@ -123,6 +123,11 @@ class Grid:
         v = np.asarray(values, dtype=float)
         if v.shape != (len(self),):
             raise ValueError(f"values must have shape ({len(self)},); got {v.shape}")
+        if np.isnan(v).any():
+            raise FloatingPointError(
+                f"{int(np.isnan(v).sum())} of the {v.size} scores are NaN (a posterior or an "
+                "acquisition that is not finite): no point can be chosen"
+            )
         best = np.flatnonzero(v >= np.max(v))
         return int(best[0] if best.size == 1 else rng.choice(best))
 

@@ -244,7 +244,7 @@ class Scalarization(ABC):
             raise ValueError(
                 f"n must equal the length of the reference point ({self.n_outputs}); got {n}"
             )
-        u = 1.0 - as_generator(rng).random((size, n))  # U(0, 1]: no zero coordinate
+        u = 1.0 - as_generator(rng, "rng").random((size, n))  # U(0, 1]: no zero coordinate
         return self._weights_from_uniform(u)
 
     @abstractmethod

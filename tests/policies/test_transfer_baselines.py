@@ -198,7 +198,12 @@ def test_bad_input_raises_and_keeps_the_state(cls):
     with pytest.raises(ValueError, match="NaN"):
         SourceData(source.X, np.where(np.arange(source.n) == 2, np.nan, source.y), S0)
     with pytest.raises(ValueError, match="SourceData"):
-        cls(GRID, KERNEL, (source.X, source.y, S0), NOISE, 2.0)
+        cls(GRID, KERNEL, [source.X, source.y], NOISE, 2.0)
+    # a tuple (X, y, noise_var) is the same source, as for DeltaBO
+    as_tuple = cls(GRID, KERNEL, (source.X, source.y, S0), NOISE, 2.0)
+    np.testing.assert_array_equal(
+        as_tuple.mean_sd()[0], cls(GRID, KERNEL, source, NOISE, 2.0).mean_sd()[0]
+    )
     for noise in (-0.1, 0.0, np.nan):
         with pytest.raises(ValueError, match="noise_var"):
             cls(GRID, KERNEL, source, noise, 2.0)

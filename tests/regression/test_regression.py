@@ -7,6 +7,7 @@ from sklearn.gaussian_process.kernels import RBF as SkRBF
 from sklearn.gaussian_process.kernels import ConstantKernel
 from sklearn.gaussian_process.kernels import Matern as SkMatern
 
+from kernelbandits.domains import Grid
 from kernelbandits.kernels import RBF, Matern
 from kernelbandits.regression import GPPosterior, information_gain, psd_root, sample_gaussian
 from kernelbandits.regression.likelihood import fit_hyperparameters, log_marginal_likelihood
@@ -372,3 +373,47 @@ def test_psd_root_reconstructs_the_matrix_at_its_numerical_rank(duplicate):
         assert R.shape[1] <= 20
     draws = sample_gaussian(np.zeros(30), K, 1, rng, "pivoted-cholesky")
     assert draws.shape == (1, 30)
+
+
+def test_a_vanishing_noise_is_floored_relative_to_the_prior_variance() -> None:
+    """Noise 1e-300 on repeated points would make the factor singular; the engine uses
+    ``max(noise, 1e-12 k(x, x))``, so the posterior is that of noise 1e-12 k(x, x), finite."""
+    from kernelbandits.regression.gp import NOISE_FLOOR
+
+    X = np.array([[0.1], [0.1], [0.5], [0.5], [0.5]])  # repeats: a zero pivot without a floor
+    y = np.array([1.0, 1.0, -0.3, -0.3, -0.3])
+    kernel = RBF(0.2, variance=4.0)
+    tiny, floored = GPPosterior(kernel, 1e-300, 1), GPPosterior(kernel, NOISE_FLOOR * 4.0, 1)
+    for x, v in zip(X, y, strict=True):
+        tiny.add(x, v)
+    floored.add_batch(X, y)
+    Q = np.linspace(0, 1, 7)[:, None]
+    for a, b in zip(tiny.predict(Q), floored.predict(Q), strict=True):
+        assert np.all(np.isfinite(a))
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)
+    assert np.isfinite(tiny.info_gain)
+
+
+def test_a_non_finite_update_is_refused_where_it_arises() -> None:
+    class Broken(RBF):
+        def _gram(self, X, Y):  # NaN wherever the first coordinate exceeds 0.9
+            K = super()._gram(X, Y)
+            return np.where((X[:, :1] > 0.9) | (Y[:, :1].T > 0.9), np.nan, K)
+
+    post = GPPosterior(Broken(0.2), 1e-2, 1)
+    post.add([0.2], 1.0)
+    before = post.predict([[0.3]])
+    with pytest.raises(FloatingPointError, match=r"first x = \[0.95\]"):
+        post.predict([[0.3], [0.95]])
+    with pytest.raises(FloatingPointError, match="not finite"):
+        post.add([0.95], 0.0)
+    with pytest.raises(FloatingPointError, match="not finite"):
+        post.add_batch([[0.4], [0.95]], [0.0, 1.0])
+    assert post.n_observations == 1
+    np.testing.assert_array_equal(post.predict([[0.3]]), before)
+
+
+def test_nan_scores_are_an_error_not_a_choice() -> None:
+    grid = Grid.linspace(0.0, 1.0, 5)
+    with pytest.raises(FloatingPointError, match="2 of the 5 scores are NaN"):
+        grid.argmax(np.array([0.0, np.nan, 1.0, np.nan, 0.5]), np.random.default_rng(0))

@@ -88,6 +88,10 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+class StoreError(RuntimeError):
+    """A results store that cannot be opened (a damaged file, or not a store at all)."""
+
+
 class _ClosingContext(ABC):
     """A context manager for an object with :meth:`close`: ``with`` gives the object itself and
     closes it on leaving the block."""
@@ -113,15 +117,22 @@ class ResultsStore(_ClosingContext):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(self.path, timeout=30.0)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        with self._conn:
-            self._conn.executescript(_SCHEMA)
-            columns = {row[1] for row in self._conn.execute("PRAGMA table_info(runs)")}
-            if "attempts" not in columns:  # a store written before attempts were counted
-                self._conn.execute(
-                    "ALTER TABLE runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1"
-                )
+        try:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            with self._conn:
+                self._conn.executescript(_SCHEMA)
+                columns = {row[1] for row in self._conn.execute("PRAGMA table_info(runs)")}
+                if "attempts" not in columns:  # a store written before attempts were counted
+                    self._conn.execute(
+                        "ALTER TABLE runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1"
+                    )
+        except sqlite3.DatabaseError as exc:  # not SQLite, or damaged: leave the file as it is
+            self._conn.close()
+            raise StoreError(
+                f"{self.path} is not a readable results store ({exc}); it was left untouched: "
+                "move it away, or choose another output directory"
+            ) from exc
 
     # -- lifecycle ------------------------------------------------------------------------------
     def close(self) -> None:

@@ -234,7 +234,13 @@ def _dask_client(workers: int | None, scheduler: str | None) -> tuple[object, ob
             "the Dask backend needs dask.distributed: pip install 'kernelbandits[dask]'"
         ) from None
     if scheduler is not None:
-        return Client(scheduler), None
+        try:
+            return Client(scheduler), None
+        except OSError as exc:  # refused, timed out, unknown host
+            raise ConnectionError(
+                f"cannot reach the Dask scheduler at {scheduler} ({exc}): is it running, and is "
+                "the address right?"
+            ) from exc
     cluster = LocalCluster(
         n_workers=workers or (os.cpu_count() or 1),
         threads_per_worker=1,

@@ -140,6 +140,21 @@ def rounds_table(
     return pd.concat(frames, ignore_index=True)
 
 
+def _check_stored(store: ResultsStore | str | PathLike[str], experiment: str) -> None:
+    """``ValueError`` naming the stored experiments when ``experiment`` has no run in ``store``."""
+    st, owned = _open(store)
+    try:
+        stored = sorted({rec.experiment for rec in st.runs()})
+    finally:
+        if owned:
+            st.close()
+    if experiment not in stored:
+        raise ValueError(
+            f"the store has no runs of experiment {experiment!r}; it holds: "
+            + (", ".join(stored) if stored else "nothing yet")
+        )
+
+
 def export(
     store: ResultsStore | str | PathLike[str],
     path: str | PathLike[str],
@@ -156,6 +171,8 @@ def export(
         raise ValueError(f"export path must end in .csv or .parquet; got {out.name!r}")
     if table not in ("runs", "rounds"):
         raise ValueError(f"table must be 'runs' or 'rounds'; got {table!r}")
+    if experiment is not None:
+        _check_stored(store, experiment)
     frame = (rounds_table if table == "rounds" else runs_table)(store, experiment)
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "csv":

@@ -46,13 +46,17 @@ from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
 from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.policies.beta import BetaSchedule, as_schedule
-from kernelbandits.problems.transfer import SourceData
+from kernelbandits.policies.transfer import Source, as_source
 from kernelbandits.regression import GPPosterior
 from kernelbandits.regression.source_target import (
     MIN_SOURCE_NOISE,
     SourceTargetFit,
     SourceTargetGP,
 )
+
+#: Env-GP's largest source variance ``v``: a source so far off that it explains nothing (the
+#: mode itself would overflow for residuals beyond ~1e154)
+_MAX_SOURCE_VAR = 1e300
 
 
 class _SourceGPUCB(Policy):
@@ -65,7 +69,7 @@ class _SourceGPUCB(Policy):
         self,
         domain: Domain,
         kernel: Kernel,
-        source: SourceData,
+        source: Source,
         noise_var: float,
         beta: BetaSchedule | float,
         seed: SeedLike = None,
@@ -73,9 +77,7 @@ class _SourceGPUCB(Policy):
     ) -> None:
         super().__init__(domain, seed)
         self.prior_mean = as_finite_scalar(prior_mean, "prior_mean")
-        if not isinstance(source, SourceData):
-            raise ValueError(f"source must be SourceData; got {type(source).__name__}")
-        self.source = source.check_dim(domain.dim)
+        self.source = as_source(source, domain.dim)  # SourceData or (X, y, noise_var)
         check_kernel(kernel, domain.dim)
         self.kernel = kernel
         self.noise_var = check_positive(noise_var, "noise_var")
@@ -193,7 +195,7 @@ class EnvGP(_SourceGPUCB):
         self,
         domain: Domain,
         kernel: Kernel,
-        source: SourceData,
+        source: Source,
         noise_var: float,
         beta: BetaSchedule | float,
         alpha0: float = 5.0,
@@ -219,7 +221,9 @@ class EnvGP(_SourceGPUCB):
     def inverse_gamma_mode(self, residuals: ArrayLike) -> float:
         """``(beta0 + 1/2 sum r^2) / (alpha0 + n/2 + 1)`` for residuals ``r (n,)``."""
         r = np.asarray(residuals, dtype=float).reshape(-1)
-        return float((self.beta0 + 0.5 * r @ r) / (self.alpha0 + 0.5 * r.size + 1.0))
+        with np.errstate(over="ignore"):  # residuals beyond ~1e154: the sum of squares is inf
+            mode = float((self.beta0 + 0.5 * r @ r) / (self.alpha0 + 0.5 * r.size + 1.0))
+        return min(mode, _MAX_SOURCE_VAR)
 
     def _update(self, x: FloatArray, y: float) -> None:
         residuals = np.append(self._residuals, y - self.source_mean(x[None, :])[0])
@@ -264,7 +268,7 @@ class DiffGP(_SourceGPUCB):
         self,
         domain: Domain,
         kernel: Kernel,
-        source: SourceData,
+        source: Source,
         noise_var: float,
         beta: BetaSchedule | float,
         diff_kernel: Kernel | None = None,

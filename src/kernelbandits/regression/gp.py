@@ -20,6 +20,17 @@ quantum paper (Dai et al. 2023, eq. 3, with ``lam_i = lam * eps_i^2``).
 Adding an observation extends ``L`` by one row in O(t^2) (one triangular solve) — or in O(t)
 when the point belongs to a tracked candidate set, whose cached ``L^{-1} k_t(X_cand)`` already
 holds the new row (see :class:`CandidatePosterior`). Nothing is ever re-factorised.
+
+Numerical floor. The noise variance of each observation enters the factor as
+``max(lam_i, NOISE_FLOOR * k(x_i, x_i))`` (:data:`NOISE_FLOOR` = 1e-12, relative to the prior
+variance, so that it does not depend on the units of ``y``): a noise of 0 or 1e-300 would make
+``L`` singular to working precision (a repeated point gives a zero pivot), and the next
+solves overflow to NaN. This is the role of GPyTorch's ``psd_safe_cholesky`` jitter (1e-8 for
+doubles, escalated) and of BoTorch's noise floor (1e-4 for inferred noise, 1e-6 in Optuna's
+GP); ours is far below both, so it changes nothing for any noise a model would use, and
+``K + 1e-12 k(x, x) I`` keeps every update finite. A posterior update that is still not finite
+(a kernel returning NaN or inf) is refused where it is computed, with a ``FloatingPointError``,
+and the posterior is left as it was.
 """
 
 from __future__ import annotations
@@ -44,6 +55,9 @@ from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
 
 _INITIAL_CAPACITY = 64
+#: the smallest noise variance an observation enters the factor with, relative to its prior
+#: variance ``k(x, x)`` (see the module notes)
+NOISE_FLOOR = 1e-12
 #: bytes of the ``(t, chunk)`` block :meth:`GPPosterior.predict` and a new tracker's solve hold at
 #: once: candidates are evaluated in chunks so that memory stays bounded for any ``m``. A kernel
 #: evaluation holds a few such blocks at once; 8 MB blocks keep BLAS at full speed (64, 16, 8
@@ -137,11 +151,13 @@ class GPPosterior:
         t = self._t
         row = self._new_row(xv)  # L^{-1} k_t(x), shape (t,)
         prior_var = float(self.kernel.diag(xv[None, :])[0])
+        lam = max(lam, NOISE_FLOOR * prior_var)  # the floor (module notes)
         var_before = max(prior_var - float(row @ row), 0.0)  # sigma_{t-1}^2(x) >= 0
         l_tt = np.sqrt(var_before + lam)
         z_t = (
             yv - self.prior_mean - float(row @ self._z[:t])
         ) / l_tt  # forward substitution, last row
+        _check_update(xv, row, l_tt, z_t)
         self._reserve(t + 1)
         self._L[t, :t], self._L[t, t] = row, l_tt
         self._X[t], self._y[t], self._lam[t], self._z[t] = xv, yv, lam, z_t
@@ -173,10 +189,19 @@ class GPPosterior:
             return
         self.input_dim = Xn.shape[1]
         t = self._t
+        lam = np.maximum(lam, NOISE_FLOOR * self.kernel.diag(Xn))  # the floor (module notes)
         L21t = self._solve_L(self.kernel(self._X[:t], Xn)) if t else np.zeros((0, n))  # (t, n)
         S = self.kernel(Xn) + np.diag(lam) - L21t.T @ L21t  # Schur complement (n, n)
-        L22 = cholesky(S, lower=True)
+        _check_update(Xn, S)
+        try:
+            L22 = cholesky(S, lower=True)
+        except np.linalg.LinAlgError as exc:
+            raise FloatingPointError(
+                f"the posterior update with {n} points is not positive definite ({exc}): the "
+                "kernel's values are not a covariance (or not finite)"
+            ) from exc
         z2 = solve_triangular(L22, yn - self.prior_mean - L21t.T @ self._z[:t], lower=True)
+        _check_update(Xn, L21t, L22, z2)
         self._reserve(t + n)
         self._L[t : t + n, :t], self._L[t : t + n, t : t + n] = L21t.T, L22
         self._X[t : t + n], self._y[t : t + n], self._lam[t : t + n] = Xn, yn, lam
@@ -199,6 +224,7 @@ class GPPosterior:
             V = self._solve_L(self.kernel(self._X[:t], Xa[cols]))
             mean[cols] = self.prior_mean + V.T @ self._z[:t]
             var[cols] = kdiag[cols] - np.einsum("ij,ij->j", V, V)
+        _check_finite_prediction(Xa, mean, var)
         return mean, np.maximum(var, 0.0)
 
     def predict_with_gradient(
@@ -258,7 +284,7 @@ class GPPosterior:
         """Joint posterior samples of ``f`` at ``X (m, d)``, shape ``(n_samples, m)``; ``rng``:
         the caller's generator (or a seed; ``seed=`` is the deprecated spelling)."""
         Xa = as_points(X, "X", self.input_dim)
-        rng = as_generator(rng)
+        rng = as_generator(rng, "rng")
         return sample_gaussian(self.mean(Xa), self.cov(Xa), n_samples, rng, "pivoted-cholesky")
 
     def alpha(self) -> FloatArray:
@@ -318,6 +344,27 @@ class GPPosterior:
         self._L, self._X = L, X
         self._y, self._lam, self._z = (np.resize(a[:t], cap) for a in (self._y, self._lam, self._z))
         self._cap = cap  # the trackers keep their rows in blocks (RowBlocks): nothing to grow
+
+
+def _check_update(x: FloatArray, *parts: FloatArray | float) -> None:
+    """``FloatingPointError`` (nothing changed yet) when a new row of the factor is not finite."""
+    if not all(np.all(np.isfinite(part)) for part in parts):
+        where = np.round(np.asarray(x, dtype=float).reshape(-1)[:4], 6).tolist()
+        raise FloatingPointError(
+            f"the posterior update at x = {where} is not finite: the kernel returned NaN or inf "
+            "there, or its values overflow; the posterior is unchanged"
+        )
+
+
+def _check_finite_prediction(X: FloatArray, mean: FloatArray, var: FloatArray) -> None:
+    """``FloatingPointError`` naming the first point where the posterior is not finite."""
+    bad = ~(np.isfinite(mean) & np.isfinite(var))
+    if bad.any():
+        where = np.round(X[int(np.argmax(bad))][:4], 6).tolist()
+        raise FloatingPointError(
+            f"the posterior at {int(bad.sum())} of {bad.size} points (first x = {where}) is not "
+            "finite: the kernel returned NaN or inf there, or its values overflow"
+        )
 
 
 class RowBlocks:

@@ -168,7 +168,9 @@ def sample_vector(mean: FloatArray, cov: FloatArray, n_samples: int, rng: SeedLi
     ``cov (m n, m n)``; shape ``(n_samples, m, n)``."""
     m, n = mean.shape
     n_samples = check_count(n_samples, "n_samples")
-    draws = sample_gaussian(mean.reshape(-1), cov, n_samples, as_generator(rng), "pivoted-cholesky")
+    draws = sample_gaussian(
+        mean.reshape(-1), cov, n_samples, as_generator(rng, "rng"), "pivoted-cholesky"
+    )
     return draws.reshape(n_samples, m, n)
 
 

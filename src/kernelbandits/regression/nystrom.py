@@ -271,7 +271,7 @@ class NystromPosterior:
         ``(n_samples, n)``; ``rng``: the caller's generator (or a seed)."""
         Xa = as_points(X, "X", self.dim)
         mean = self.mean_and_variance(Xa)[0]
-        gen = as_generator(rng)
+        gen = as_generator(rng, "rng")
         return sample_gaussian(mean, self.covariance(Xa), n_samples, gen, "pivoted-cholesky")
 
     @property

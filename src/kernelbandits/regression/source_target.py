@@ -46,7 +46,7 @@ from scipy.linalg import cholesky, solve_triangular
 from kernelbandits._random import SeedLike, as_generator
 from kernelbandits._validation import FloatArray, as_points
 from kernelbandits.kernels import Kernel
-from kernelbandits.regression.gp import sample_gaussian
+from kernelbandits.regression.gp import NOISE_FLOOR, sample_gaussian
 
 __all__ = ["MIN_SOURCE_NOISE", "FittedSourceTarget", "SourceTargetFit", "SourceTargetGP"]
 
@@ -147,11 +147,15 @@ class SourceTargetGP:
         a = inv * (self.U.T @ y_source)
         inv_UB = inv[:, None] * self.UB
         t = self.n_target
-        S = self.Ktt + self.noise_var * np.eye(t) - self.UB.T @ inv_UB
+        # the target noise, floored as in the posterior engine (NOISE_FLOOR k(x, x))
+        noise_t = np.maximum(self.noise_var, NOISE_FLOOR * np.diag(self.Ktt))
+        S = self.Ktt + np.diag(noise_t) - self.UB.T @ inv_UB
         L = cholesky(S, lower=True) if t else np.zeros((0, 0))
         r = y_target - self.UB.T @ a  # y_t - mu_A(X_t)
         b = solve_triangular(L, r, lower=True) if t else np.zeros(0)
-        gain = float(np.sum(np.log(np.diag(L))) - 0.5 * t * np.log(self.noise_var))
+        floored = not np.all(noise_t == self.noise_var)
+        log_noise = np.sum(np.log(noise_t)) if floored else t * np.log(self.noise_var)
+        gain = float(np.sum(np.log(np.diag(L))) - 0.5 * log_noise)
         return SourceTargetFit(noise, inv, a, inv_UB, L, b, gain)
 
     def on_candidates(self, fit: SourceTargetFit) -> tuple[FloatArray, FloatArray]:
@@ -229,7 +233,7 @@ class FittedSourceTarget:
         Xa = self._points(X)
         mean = self.predict(Xa)[0]
         cov = self.covariance(Xa)
-        return sample_gaussian(mean, cov, n_samples, as_generator(rng), "pivoted-cholesky")
+        return sample_gaussian(mean, cov, n_samples, as_generator(rng, "rng"), "pivoted-cholesky")
 
     @property
     def info_gain(self) -> float:

@@ -184,7 +184,7 @@ class DeltaPosterior(TransferPosterior):
         """Joint draws of ``g + delta`` at ``X (m, d)``, shape ``(n_samples, m)``."""
         Xa = as_points(X, "X", self.input_dim)
         mean = self.predict(Xa)[0]
-        gen = as_generator(rng)
+        gen = as_generator(rng, "rng")
         return sample_gaussian(mean, self.covariance(Xa), n_samples, gen, "pivoted-cholesky")
 
     @property

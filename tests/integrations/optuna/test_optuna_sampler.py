@@ -285,3 +285,46 @@ def test_map_hyperparameters_are_deterministic_and_validated():
     assert params(4) == params(4)
     with pytest.raises(ValueError, match="hyperparameters"):
         GPUCBSampler(hyperparameters="learned")
+
+
+def _parallel_study(sampler, directions=None, n_trials=16):
+    import time
+
+    def objective(trial):
+        x, y = trial.suggest_float("x", -5.0, 10.0), trial.suggest_float("y", 0.0, 15.0)
+        time.sleep(0.02)  # keep the trials overlapping
+        value = (y - 0.13 * x**2 + 1.6 * x - 6.0) ** 2 + 10.0 * math.cos(x)
+        return value if directions is None else (value, (x - 2.0) ** 2)
+
+    study = optuna.create_study(sampler=sampler, directions=directions)
+    study.optimize(objective, n_trials=n_trials, n_jobs=4)
+    return [tuple(t.params.values()) for t in study.trials]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_parallel_workers_never_get_the_same_parameters(seed) -> None:
+    """With n_jobs=4 each proposal is recorded on its trial before the next one is made, so a
+    running trial is pending for the others (GP-BUCB): 3-6 duplicates per study before."""
+    params = _parallel_study(GPUCBSampler(seed=seed, n_startup_trials=4))
+    assert len(params) == 16 and len(set(params)) == 16
+
+
+def test_parallel_multitask_workers_never_get_the_same_parameters() -> None:
+    from kernelbandits.integrations.optuna import MultiTaskSampler
+
+    sampler = MultiTaskSampler(seed=0, n_startup_trials=4)
+    params = _parallel_study(sampler, directions=["minimize", "minimize"], n_trials=12)
+    assert len(set(params)) == len(params) == 12
+
+
+def test_a_sampler_pickles_and_its_copy_proposes_the_same() -> None:
+    import pickle
+
+    sampler = GPUCBSampler(seed=3, n_startup_trials=2)
+    copy = pickle.loads(pickle.dumps(sampler))
+    studies = []
+    for s in (sampler, copy):
+        study = optuna.create_study(sampler=s)
+        study.optimize(lambda t: (t.suggest_float("x", 0.0, 1.0) - 0.3) ** 2, n_trials=5)
+        studies.append([t.params["x"] for t in study.trials])
+    assert studies[0] == studies[1]

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from optuna.study import Study
 
 __all__ = [
+    "PROPOSAL_ATTR",
     "IndependentSamplingWarning",
     "fail_stale_running_trials",
     "observed_history",
@@ -147,6 +148,11 @@ def study_direction(study: Study) -> Literal["maximize", "minimize"]:
     return "minimize" if minimize else "maximize"
 
 
+#: the system attribute in which a sampler records a proposal as soon as it is made, so that
+#: other workers see the trial as pending before Optuna stores its parameters
+PROPOSAL_ATTR = "kernelbandits:proposal"
+
+
 def observed_history(
     study: Study,
     trial: FrozenTrial,
@@ -157,15 +163,18 @@ def observed_history(
 
     COMPLETE trials with a finite value are observations; PRUNED trials count with their last
     intermediate value (pending if they reported none); RUNNING / WAITING trials holding the
-    parameters are pending (hallucinated, GP-BUCB); FAIL trials and non-finite values are left
-    out. Parameter values are in the space's internal representation (:func:`_internal`).
+    parameters, or a proposal not yet stored as parameters (:data:`PROPOSAL_ATTR`, written by
+    the sampler that made it), are pending (hallucinated, GP-BUCB); FAIL trials and non-finite
+    values are left out. Parameter values are in the space's internal representation
+    (:func:`_internal`).
     """
     names = list(space.names)
     history: list[Trial] = []
     for t in study.get_trials(deepcopy=False):
         if t.number == trial.number or t.state == TrialState.FAIL:
             continue
-        if any(t.distributions.get(n) != search_space[n] for n in names):
+        external = _params_in(t, search_space, names)
+        if external is None:
             continue  # the trial does not live in this space (or has not sampled yet)
         value: float | None
         if t.state == TrialState.COMPLETE:
@@ -179,6 +188,23 @@ def observed_history(
                 continue
         else:  # RUNNING / WAITING: pending, hallucinated (GP-BUCB)
             value = None
-        params = {n: _internal(search_space[n], t.params[n]) for n in names}
+        params = {n: _internal(search_space[n], external[n]) for n in names}
         history.append(Trial(len(history), params, value))
     return history
+
+
+def _params_in(
+    t: FrozenTrial, search_space: dict[str, BaseDistribution], names: list[str]
+) -> dict[str, Any] | None:
+    """``t``'s values of ``names`` (Optuna's external representation): its parameters when
+    they live in ``search_space``, else, for a trial still running, the proposal a sampler
+    recorded for it; ``None`` if neither."""
+    if all(t.distributions.get(n) == search_space[n] for n in names):
+        return {n: t.params[n] for n in names}
+    proposal = t.system_attrs.get(PROPOSAL_ATTR) if not t.state.is_finished() else None
+    if isinstance(proposal, dict) and all(
+        n in proposal and search_space[n]._contains(search_space[n].to_internal_repr(proposal[n]))
+        for n in names
+    ):
+        return {n: proposal[n] for n in names}
+    return None

@@ -106,7 +106,7 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from kernelbandits._deprecation import renamed_parameters
-from kernelbandits.campaign import Trial
+from kernelbandits.campaign import Trial, standardize
 from kernelbandits.integrations.optuna._common import (
     _internal,
     _varying_intersection,
@@ -353,11 +353,6 @@ class FamilyKernel:
         return tuple(sorted({self.params[j] for j in self.estimate.selected}))
 
 
-def _standardized(values: list[float]) -> np.ndarray:
-    y = np.asarray(values, dtype=float)
-    return (y - y.mean()) / max(float(y.std()), _SD_FLOOR)
-
-
 def _fit_scale(
     kernel: Kernel, space: SearchSpace, history: Sequence[Trial], direction: str
 ) -> tuple[Kernel, float]:
@@ -371,7 +366,6 @@ def _fit_scale(
     N(-log mean diag K, 1)`` (prior median: unit prior variance) and the default noise prior;
     before two trials are complete, the prior medians (and noise ``1e-3``).
     """
-    from kernelbandits.campaign import standardize
     from kernelbandits.kernels.base import Scaled
     from kernelbandits.regression.likelihood import fit_scale_and_noise
 
@@ -607,7 +601,7 @@ class LIBOSampler(GPUCBSampler):
                 for t in trials
             ]
         )
-        return X, _standardized([sign * float(t.value or 0.0) for t in trials])
+        return X, standardize([sign * float(t.value or 0.0) for t in trials])[0]
 
     def family_kernel(
         self, study: Study, search_space: dict[str, BaseDistribution] | None = None

@@ -21,8 +21,10 @@ from kernelbandits.acquisition import (
 )
 from kernelbandits.campaign import icm_map_fit, policy_seed
 from kernelbandits.integrations.optuna._common import (
+    PROPOSAL_ATTR,
     _external,
     _internal,
+    _params_in,
     search_space_from_distributions,
 )
 from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
@@ -312,9 +314,10 @@ class MultiTaskSampler(GPUCBSampler):
                 continue
             if t.state not in (TrialState.COMPLETE, TrialState.RUNNING, TrialState.WAITING):
                 continue  # FAIL, and PRUNED (no values for multi-objective trials)
-            if any(t.distributions.get(n) != search_space[n] for n in names):
+            external = _params_in(t, search_space, names)  # or a running trial's proposal
+            if external is None:
                 continue  # the trial does not live in this space (or has not sampled yet)
-            x = space.encode({n: _internal(search_space[n], t.params[n]) for n in names})
+            x = space.encode({n: _internal(search_space[n], external[n]) for n in names})
             if t.state == TrialState.COMPLETE:
                 if t.values is None:
                     continue
@@ -508,11 +511,12 @@ class MultiTaskSampler(GPUCBSampler):
         """MT-KB's proposal for a random scalarisation, rebuilt from the storage (class notes)."""
         if not search_space:
             return {}
-        result = self.propose(study, trial, search_space)
-        if result is None:
-            return {}
-        params, weight = result
-        study._storage.set_trial_system_attr(
-            trial._trial_id, WEIGHT_ATTR, [float(w) for w in weight]
-        )
+        with self._proposal_lock:  # recorded before the next proposal (GPUCBSampler's notes)
+            result = self.propose(study, trial, search_space)
+            if result is None:
+                return {}
+            params, weight = result
+            storage, trial_id = study._storage, trial._trial_id
+            storage.set_trial_system_attr(trial_id, PROPOSAL_ATTR, params)
+        storage.set_trial_system_attr(trial_id, WEIGHT_ATTR, [float(w) for w in weight])
         return params
