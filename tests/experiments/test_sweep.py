@@ -64,7 +64,7 @@ SWEEP_SCRIPT = textwrap.dedent(
     sys.path.insert(0, {tests!r})
     import _specs
     from kernelbandits.experiments import run_sweep
-    run_sweep([_specs.SLOW_ID], {out!r}, backend="processes", n_jobs=2)
+    run_sweep([_specs.SLOW_ID], {out!r}, backend="processes", n_jobs=2, lease_seconds=2.0)
     """
 )
 
@@ -108,8 +108,8 @@ def test_sigkill_midway_then_resume_gives_every_run_once_equal_to_an_uninterrupt
         time.sleep(0.1)
     assert not any(_alive(w) for w in workers)
 
-    # resume: only the missing runs are executed
-    result = run_sweep([_specs.SLOW_ID], killed, backend="processes", n_jobs=2)
+    # resume: only the missing runs are executed (the killed sweep's leases expire in 2 s)
+    result = run_sweep([_specs.SLOW_ID], killed, backend="processes", n_jobs=2, lease_seconds=2.0)
     assert result.n_cached == len(interrupted) and result.n_executed == total - len(interrupted)
     rows = _store_rows(store)
     keys = [row[:4] for row in rows]
@@ -254,13 +254,13 @@ def test_a_worker_that_dies_breaks_no_sweep_its_runs_are_failed_and_retried(tmp_
     assert again.n_executed == result.n_failed  # the failed runs are retried
 
 
-def test_an_interrupted_process_pool_stops_its_runs_in_flight() -> None:
+def test_an_interrupted_process_pool_stops_its_runs_in_flight(tmp_path) -> None:
     """Closing the sweep's process generator (what Ctrl-C does) terminates the workers of the
     runs in flight at once, through the public ``active_children``, and no other process."""
     import multiprocessing
 
     from kernelbandits.experiments import get
-    from kernelbandits.experiments.sweep import _processes
+    from kernelbandits.experiments.sweep import _processes, _WorkQueue
 
     bystander = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(30,))
     bystander.start()  # a child that is not the pool's: it must survive
@@ -268,12 +268,95 @@ def test_an_interrupted_process_pool_stops_its_runs_in_flight() -> None:
         spec = get(_specs.SLOW_ID)
         quick = RunKey(_specs.SLOW_ID, "Greedy", 0, 1)
         long_runs = [RunKey(_specs.SLOW_ID, "Sleepy", s, 4000) for s in range(4)]  # ~20 s each
-        runs = _processes([quick, *long_runs], {_specs.SLOW_ID: spec}, n_jobs=2)
+        store = ResultsStore(tmp_path / "results.sqlite")
+        queue = _WorkQueue(store, [quick, *long_runs])
+        runs = _processes(queue, {_specs.SLOW_ID: spec}, n_jobs=2)
         assert next(runs).error is None  # the quick run; the long ones are now in flight
         start = time.perf_counter()
         runs.close()
         assert time.perf_counter() - start < 10.0  # not the 20 s a run would take
         assert multiprocessing.active_children() == [bystander]
+        queue.close()
+        store.close()
     finally:
         bystander.terminate()
         bystander.join()
+
+
+SHARED_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {tests!r})
+    import _specs
+    from kernelbandits.experiments import run_sweep
+    result = run_sweep([_specs.SLOW_ID], {out!r}, backend={backend!r}, n_jobs=2,
+                       lease_seconds=2.0)
+    print(result.n_executed)
+    """
+)
+
+
+def _start_shared(out: Path, backend: str = "processes") -> subprocess.Popen[str]:
+    script = SHARED_SCRIPT.format(tests=str(TESTS), out=str(out), backend=backend)
+    return subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+        env=os.environ | {"PYTHONHASHSEED": "0"},
+    )  # fmt: skip
+
+
+def _attempts(store: Path) -> list[int]:
+    with sqlite3.connect(store) as c:
+        return [row[0] for row in c.execute("SELECT attempts FROM runs")]
+
+
+@pytest.mark.parametrize("n_processes", [2, 4])
+def test_sweeps_sharing_a_store_compute_every_run_once(tmp_path, n_processes) -> None:
+    """Several sweeps on one store take different runs under leases: every run is computed
+    once (attempts = 1), the work is shared, and the traces are those of a serial sweep."""
+    shared = tmp_path / "shared"
+    procs = [_start_shared(shared, "serial" if i % 2 else "processes") for i in range(n_processes)]
+    executed = [int(p.communicate(timeout=300)[0].strip().splitlines()[-1]) for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    total = 2 * 12
+    assert sum(executed) == total and sum(e > 0 for e in executed) >= 2  # shared, not repeated
+    assert _attempts(shared / "results.sqlite") == [1] * total
+    clean = tmp_path / "clean"
+    run_sweep([_specs.SLOW_ID], clean, backend="serial")
+    assert _same(
+        _traces(shared / "results.sqlite", _specs.SLOW_ID),
+        _traces(clean / "results.sqlite", _specs.SLOW_ID),
+    )
+
+
+def test_a_killed_sweeps_runs_are_taken_over_when_its_leases_expire(tmp_path) -> None:
+    """Two sweeps share a store; one is SIGKILLed with runs in flight. The other waits for
+    those runs' leases to expire, then runs them: every run stored once, none lost."""
+    shared = tmp_path / "shared"
+    victim, survivor = _start_shared(shared), _start_shared(shared, "serial")
+    store = shared / "results.sqlite"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with sqlite3.connect(store) as c:
+                leased = c.execute("SELECT owner FROM leases").fetchall()
+        except sqlite3.OperationalError:
+            leased = []
+        pid = str(victim.pid)
+        if any(f":{pid}:" in row[0] for row in leased):
+            break
+        time.sleep(0.05)
+    workers = _children(victim.pid)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(timeout=30)
+    for w in workers:  # the victim's pool notices its parent died
+        deadline = time.monotonic() + 10
+        while _alive(w) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    survivor.communicate(timeout=300)
+    assert survivor.returncode == 0
+    rows = _store_rows(store)
+    assert len(rows) == 2 * 12 and all(row[4] == "ok" for row in rows)
+    assert _attempts(store) == [1] * (2 * 12)  # a killed run was never stored: run once
+    clean = tmp_path / "clean"
+    run_sweep([_specs.SLOW_ID], clean, backend="serial")
+    assert _same(_traces(store, _specs.SLOW_ID), _traces(clean / "results.sqlite", _specs.SLOW_ID))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -45,6 +46,15 @@ CREATE TABLE IF NOT EXISTS runs (
     error      TEXT,
     created    TEXT NOT NULL,
     attempts   INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (experiment, policy, seed, horizon)
+);
+CREATE TABLE IF NOT EXISTS leases (
+    experiment TEXT NOT NULL,
+    policy     TEXT NOT NULL,
+    seed       INTEGER NOT NULL,
+    horizon    INTEGER NOT NULL,
+    owner      TEXT NOT NULL,
+    expires    REAL NOT NULL,
     PRIMARY KEY (experiment, policy, seed, horizon)
 );
 CREATE TABLE IF NOT EXISTS plans (
@@ -86,6 +96,11 @@ class Plan:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _drop_lease(c: sqlite3.Connection, key: tuple[str, str, int, int]) -> None:
+    """A stored run needs no lease any more, whoever held it."""
+    c.execute("DELETE FROM leases WHERE experiment=? AND policy=? AND seed=? AND horizon=?", key)
 
 
 class StoreError(RuntimeError):
@@ -173,6 +188,7 @@ class ResultsStore(_ClosingContext):
                 "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, 'ok', ?, ?, NULL, ?, ?)",
                 (*key, sqlite3.Binary(trace.to_bytes()), seconds, _now(), self._attempts(c, key)),
             )
+            _drop_lease(c, key)
 
     def put_failure(
         self,
@@ -190,6 +206,7 @@ class ResultsStore(_ClosingContext):
                 "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, 'failed', NULL, ?, ?, ?, ?)",
                 (*key, wall_time, error, _now(), self._attempts(c, key)),
             )
+            _drop_lease(c, key)
 
     def set_plan(
         self, experiment: str, horizon: int, n_seeds: int, policies: Iterable[str]
@@ -201,6 +218,60 @@ class ResultsStore(_ClosingContext):
                 "INSERT OR REPLACE INTO plans VALUES (?, ?, ?, ?, ?)",
                 (experiment, int(horizon), int(n_seeds), names, _now()),
             )
+
+    # -- leases: several sweeps on one store share the work ------------------------------------
+    def attempts(self, experiment: str, policy: str, seed: int, horizon: int) -> int:
+        """How many times this run has been stored (0: never)."""
+        row = self._conn.execute(
+            "SELECT attempts FROM runs WHERE experiment=? AND policy=? AND seed=? AND horizon=?",
+            (experiment, policy, int(seed), int(horizon)),
+        ).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def claim(
+        self, key: tuple[str, str, int, int], owner: str, seconds: float, seen_attempts: int
+    ) -> bool:
+        """Take the lease of run ``key`` for ``seconds`` (atomically, across processes): not
+        when it is stored successfully or stored again since ``seen_attempts`` (another sweep
+        ran it), nor while another owner's lease has not expired. ``True`` if ``owner`` holds
+        it now."""
+        now = time.time()
+        c = self._conn
+        c.execute("BEGIN IMMEDIATE")  # one claimer at a time: the read and the write are atomic
+        try:
+            row = c.execute(
+                "SELECT status, attempts FROM runs WHERE experiment=? AND policy=? AND seed=? "
+                "AND horizon=?",
+                key,
+            ).fetchone()
+            if row is not None and (row[0] == "ok" or int(row[1]) > seen_attempts):
+                c.commit()
+                return False
+            lease = c.execute(
+                "SELECT owner, expires FROM leases WHERE experiment=? AND policy=? AND seed=? "
+                "AND horizon=?",
+                key,
+            ).fetchone()
+            if lease is not None and lease[0] != owner and float(lease[1]) > now:
+                c.commit()
+                return False
+            c.execute("INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?, ?, ?)",
+                      (*key, owner, now + seconds))  # fmt: skip
+            c.commit()
+            return True
+        except BaseException:
+            c.rollback()
+            raise
+
+    def renew(self, owner: str, seconds: float) -> None:
+        """Extend every lease ``owner`` holds by ``seconds`` from now (the heartbeat)."""
+        with self._transaction() as c:
+            c.execute("UPDATE leases SET expires=? WHERE owner=?", (time.time() + seconds, owner))
+
+    def release(self, owner: str) -> None:
+        """Drop every lease ``owner`` still holds (runs it will not finish)."""
+        with self._transaction() as c:
+            c.execute("DELETE FROM leases WHERE owner=?", (owner,))
 
     # -- reading --------------------------------------------------------------------------------
     def has(

@@ -31,12 +31,16 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import socket
 import threading
 import time
 import traceback
+import uuid
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field, replace
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, astuple, dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 from typing import Literal
@@ -189,11 +193,79 @@ def _init_pool_worker(parent: int) -> None:
     _watch_parent(parent)
 
 
+# -- sharing a store ----------------------------------------------------------------------------
+#: seconds a run's lease lasts without a heartbeat: the runs of a sweep that was killed are taken
+#: over by the others this long after its last heartbeat
+LEASE_SECONDS = 60.0
+_POLL_SECONDS = 0.5
+
+
+class _Wait:
+    """:meth:`_WorkQueue.next`'s answer while every remaining run is leased by another sweep."""
+
+
+WAIT = _Wait()
+
+
+class _WorkQueue:
+    """The runs a sweep has to do, handed out under leases in the store.
+
+    Several sweeps (processes, machines) on one store each take different runs: a run is taken
+    only with its lease (:meth:`~kernelbandits.experiments.store.ResultsStore.claim`), skipped
+    when another sweep stored it meanwhile, and waited for while another sweep's lease on it is
+    alive. A heartbeat thread renews this sweep's leases every third of their life, so a
+    sweep that dies (SIGKILL, a lost machine) leaves leases that expire, and its runs are taken
+    over by the sweeps still running."""
+
+    def __init__(
+        self, store: ResultsStore, todo: list[RunKey], seconds: float = LEASE_SECONDS
+    ) -> None:
+        self.store, self.seconds = store, float(seconds)
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.seen = {k: store.attempts(*astuple(k)) for k in todo}  # stored how often, so far
+        self.pending: deque[RunKey] = deque(todo)
+        self.waiting: deque[RunKey] = deque()
+        self.elsewhere: list[RunKey] = []  # stored by another sweep meanwhile
+        self._stop = threading.Event()
+        self._heart = threading.Thread(target=self._beat, name="kernelbandits-lease", daemon=True)
+        self._heart.start()
+
+    def next(self) -> RunKey | _Wait | None:
+        """A run this sweep now holds the lease of; :data:`WAIT` while the rest are leased by
+        other sweeps; ``None`` when nothing is left."""
+        for source in (self.pending, self.waiting):
+            for _ in range(len(source)):
+                key = source.popleft()
+                if self.store.claim(astuple(key), self.owner, self.seconds, self.seen[key]):
+                    return key
+                if self.store.attempts(*astuple(key)) > self.seen[key]:
+                    self.elsewhere.append(key)  # another sweep ran it (ok or failed)
+                elif self.store.has(*astuple(key)):
+                    self.elsewhere.append(key)
+                else:
+                    self.waiting.append(key)  # leased by a live sweep: ask again later
+        return WAIT if self.waiting else None
+
+    def _beat(self) -> None:
+        with ResultsStore(self.store.path) as store:  # a connection of this thread's own
+            while not self._stop.wait(self.seconds / 3.0):
+                store.renew(self.owner, self.seconds)
+
+    def close(self) -> None:
+        """Stop the heartbeat and give back the leases of runs not finished."""
+        self._stop.set()
+        self._heart.join()
+        self.store.release(self.owner)
+
+
 # -- backends ---------------------------------------------------------------------------------
-def _serial(todo: list[RunKey], specs: dict[str, ExperimentSpec]) -> Iterator[RunResult]:
+def _serial(queue: _WorkQueue, specs: dict[str, ExperimentSpec]) -> Iterator[RunResult]:
     from threadpoolctl import threadpool_limits
 
-    for key in todo:
+    while (key := queue.next()) is not None:
+        if isinstance(key, _Wait):
+            time.sleep(_POLL_SECONDS)
+            continue
         # one BLAS thread, as in the workers: the same bits, and the matrices of a run are small
         # (a threaded BLAS on a busy machine was measured up to 60x slower on MT-BKB)
         with threadpool_limits(1):
@@ -202,21 +274,42 @@ def _serial(todo: list[RunKey], specs: dict[str, ExperimentSpec]) -> Iterator[Ru
 
 
 def _processes(
-    todo: list[RunKey], specs: dict[str, ExperimentSpec], n_jobs: int
+    queue: _WorkQueue, specs: dict[str, ExperimentSpec], n_jobs: int
 ) -> Iterator[RunResult]:
     ctx = multiprocessing.get_context("spawn")
     earlier = {p.pid for p in multiprocessing.active_children()}  # not ours to stop
-    pool = ProcessPoolExecutor(
-        n_jobs, mp_context=ctx, initializer=_init_pool_worker, initargs=(os.getpid(),)
-    )
-    futures = {pool.submit(worker_task, k, specs[k.experiment].module): k for k in todo}
+
+    def new_pool() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            n_jobs, mp_context=ctx, initializer=_init_pool_worker, initargs=(os.getpid(),)
+        )
+
+    pool = new_pool()
+    futures: dict[Future[RunResult], RunKey] = {}
     finished = False
     try:
-        for future in as_completed(futures):
-            try:
-                yield future.result()
-            except Exception as exc:  # a worker died (killed, out of memory): the pool is broken
-                yield RunResult(futures[future], None, _error_text(exc), float("nan"))
+        while True:
+            key: RunKey | _Wait | None = WAIT
+            while len(futures) < n_jobs:  # keep every worker busy, one leased run each
+                key = queue.next()
+                if not isinstance(key, RunKey):
+                    break
+                module = specs[key.experiment].module
+                try:
+                    futures[pool.submit(worker_task, key, module)] = key
+                except BrokenProcessPool:  # a worker died: its runs fail, the sweep goes on
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    pool = new_pool()
+                    futures[pool.submit(worker_task, key, module)] = key
+            if not futures and key is None:
+                break
+            done, _ = wait(futures, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
+            for future in done:
+                run_key = futures.pop(future)
+                try:
+                    yield future.result()
+                except Exception as exc:  # a worker died (killed, out of memory): pool broken
+                    yield RunResult(run_key, None, _error_text(exc), float("nan"))
         finished = True
     finally:
         if not finished:  # interrupted: stop the runs in flight instead of waiting for them
@@ -251,31 +344,48 @@ def _dask_client(workers: int | None, scheduler: str | None) -> tuple[object, ob
 
 
 def _dask(
-    todo: list[RunKey],
+    queue: _WorkQueue,
     specs: dict[str, ExperimentSpec],
     workers: int | None,
     scheduler: str | None,
 ) -> Iterator[RunResult]:
-    from dask.distributed import as_completed
+    from dask.distributed import wait as dask_wait
 
     client, cluster = _dask_client(workers, scheduler)
     try:
-        futures = {
-            client.submit(  # type: ignore[attr-defined]
-                worker_task,
-                key,
-                specs[key.experiment].module,
-                key=f"kb-{key.experiment}-{key.policy}-{key.seed}-{key.horizon}",
-                pure=False,
-            ): key
-            for key in todo
-        }
-        for future in as_completed(futures):
-            key = futures[future]
+        window = 2 * max(1, sum(client.nthreads().values()))  # type: ignore[attr-defined]
+        futures: dict[object, RunKey] = {}
+        while True:
+            key: RunKey | _Wait | None = WAIT
+            while len(futures) < window:
+                key = queue.next()
+                if not isinstance(key, RunKey):
+                    break
+                future = client.submit(  # type: ignore[attr-defined]
+                    worker_task,
+                    key,
+                    specs[key.experiment].module,
+                    key=f"kb-{key.experiment}-{key.policy}-{key.seed}-{key.horizon}",
+                    pure=False,
+                )
+                futures[future] = key
+            if not futures and key is None:
+                break
+            if not futures:
+                time.sleep(_POLL_SECONDS)
+                continue
             try:
-                yield future.result()
-            except Exception as exc:  # the worker died (e.g. out of memory) or was lost
-                yield RunResult(key, None, _error_text(exc), float("nan"))
+                done = dask_wait(
+                    list(futures), timeout=_POLL_SECONDS, return_when="FIRST_COMPLETED"
+                )
+            except TimeoutError:
+                continue
+            for future in done.done:
+                run_key = futures.pop(future)
+                try:
+                    yield future.result()
+                except Exception as exc:  # the worker died (e.g. out of memory) or was lost
+                    yield RunResult(run_key, None, _error_text(exc), float("nan"))
     finally:
         client.close()  # type: ignore[attr-defined]
         if cluster is not None:
@@ -378,6 +488,37 @@ def _finish(
     return result
 
 
+def _record(
+    results: Iterator[RunResult],
+    store: ResultsStore,
+    outcomes: dict[str, list[RunOutcome]],
+    failures: list[RunResult],
+    state: SweepProgress,
+    progress: SweepCallback | None,
+) -> int:
+    """Store every result as it comes (a trace, or a failure with its error) and report
+    progress; the number of runs recorded."""
+    n = 0
+    for result in results:
+        key = result.key
+        if result.trace is not None:
+            trace = Trace.from_bytes(result.trace)
+            store.put(trace, key.experiment, policy=key.policy, wall_time=result.wall_time)
+            outcomes[key.experiment].append(RunOutcome(key.policy, key.seed, "ok"))
+        else:
+            error = result.error or "unknown error"
+            store.put_failure(
+                key.experiment, key.policy, key.seed, key.horizon, error, result.wall_time
+            )
+            outcomes[key.experiment].append(RunOutcome(key.policy, key.seed, "failed", error))
+            failures.append(result)
+        n += 1
+        state = replace(state, done=state.done + 1, failed=len(failures), last=result)
+        if progress is not None:
+            progress(state)
+    return n
+
+
 def run_sweep(
     experiments: Iterable[ExperimentSpec | str],
     out_dir: str | PathLike[str],
@@ -388,6 +529,7 @@ def run_sweep(
     n_jobs: int | None = None,
     scheduler: str | None = None,
     progress: SweepCallback | None = None,
+    lease_seconds: float = LEASE_SECONDS,
 ) -> SweepResult:
     """Run every policy x seed of ``experiments`` not yet stored in ``out_dir/results.sqlite``.
 
@@ -402,6 +544,10 @@ def run_sweep(
         of runs to do) or Dask ``LocalCluster`` workers (``"dask"`` without ``scheduler``).
     scheduler : address of an existing Dask scheduler (``"dask"`` only).
     progress : called with a :class:`SweepProgress` once before running and after every run.
+    lease_seconds : how long a run's lease lasts without a heartbeat. Several sweeps may share
+        one store (processes, machines): each takes different runs, waits for the runs another
+        live sweep holds, and takes over the runs of a sweep that died once their leases expire
+        (see :class:`_WorkQueue`); every run is computed once.
 
     Returns
     -------
@@ -415,6 +561,8 @@ def run_sweep(
         raise ValueError(f"n_jobs must be >= 1; got {n_jobs!r}")
     if scheduler is not None and backend != "dask":
         raise ValueError("scheduler is an address of a Dask cluster: use backend='dask'")
+    if not (isinstance(lease_seconds, int | float) and lease_seconds > 0):
+        raise ValueError(f"lease_seconds must be a number > 0; got {lease_seconds!r}")
     specs = resolve_specs(experiments, backend)
     sizes = plan_runs(specs, quick, n_seeds, horizon)
     out = Path(out_dir)
@@ -430,30 +578,23 @@ def run_sweep(
         if progress is not None:
             progress(state)
         jobs = int(n_jobs) if n_jobs is not None else (os.cpu_count() or 1)
+        queue = _WorkQueue(store, todo, lease_seconds)
         if backend == "serial" or (backend == "processes" and min(jobs, len(todo)) <= 1):
-            results = _serial(todo, by_id)
+            results = _serial(queue, by_id)
         elif backend == "processes":
-            results = _processes(todo, by_id, min(jobs, len(todo)))
+            results = _processes(queue, by_id, min(jobs, len(todo)))
         else:
-            results = _dask(todo, by_id, n_jobs, scheduler)
+            results = _dask(queue, by_id, n_jobs, scheduler)
         outcomes: dict[str, list[RunOutcome]] = {s.id: [] for s in specs}
         failures: list[RunResult] = []
-        for result in results if todo else ():
-            key = result.key
-            if result.trace is not None:
-                trace = Trace.from_bytes(result.trace)
-                store.put(trace, key.experiment, policy=key.policy, wall_time=result.wall_time)
-                outcomes[key.experiment].append(RunOutcome(key.policy, key.seed, "ok"))
-            else:
-                error = result.error or "unknown error"
-                store.put_failure(
-                    key.experiment, key.policy, key.seed, key.horizon, error, result.wall_time
-                )
-                outcomes[key.experiment].append(RunOutcome(key.policy, key.seed, "failed", error))
-                failures.append(result)
-            state = replace(state, done=state.done + 1, failed=len(failures), last=result)
-            if progress is not None:
-                progress(state)
+        try:
+            n_executed = _record(results if todo else iter(()), store, outcomes, failures,
+                                 state, progress)  # fmt: skip
+        finally:
+            queue.close()
+        if queue.elsewhere and progress is not None:  # runs another sweep stored meanwhile
+            done = state.done + n_executed + len(queue.elsewhere)
+            progress(replace(state, done=done, failed=len(failures)))
         elapsed = time.perf_counter() - start
         finished = []
         for spec in specs:
@@ -475,7 +616,7 @@ def run_sweep(
         out_dir=out,
         store_path=out / "results.sqlite",
         experiments=finished,
-        n_executed=len(todo),
+        n_executed=n_executed,
         n_cached=n_cached,
         n_failed=len(failures),
         elapsed=time.perf_counter() - start,
