@@ -63,3 +63,30 @@ def test_a_method_rng_is_named_rng() -> None:
         post.sample([[0.5]], 1, rng=-3)
     gen = np.random.default_rng(4)
     assert as_generator(gen) is gen  # a caller's generator is shared, not copied
+
+
+@pytest.mark.parametrize(
+    ("build", "name"),
+    [
+        (lambda: GPUCB(GRID, RBF(0.2), beta="2"), "beta"),
+        (lambda: GPUCB(GRID, RBF(0.2), noise_var="0.1"), "noise_var"),
+        (lambda: GPUCB(GRID, RBF(0.2), noise_var=None), "noise_var"),
+        (lambda: BKB(GRID, RBF(0.2), qbar="4"), "qbar"),
+        (lambda: RBF("0.2"), "lengthscale"),
+        (lambda: LinUCB(Box([0.0], [1.0]), lam="1"), "lam"),
+    ],
+)
+def test_strings_where_numbers_are_expected_are_refused_not_coerced(build, name) -> None:
+    with pytest.raises(ValueError, match=rf"{name} must be .*; got '?[\w.]*'? \(\w+\)"):
+        build()
+
+
+def test_a_string_observation_is_refused_and_changes_nothing() -> None:
+    policy = GPUCB(GRID, RBF(0.2), seed=0)
+    policy.tell(GRID.points[3], 0.5)
+    with pytest.raises(ValueError, match=r"y must be a finite number; got '1.5' \(str\)"):
+        policy.tell(GRID.points[4], "1.5")
+    assert policy.n_observations == 1
+    twin = GPUCB(GRID, RBF(0.2), seed=0)
+    twin.tell(GRID.points[3], 0.5)
+    np.testing.assert_array_equal(policy.ask(), twin.ask())

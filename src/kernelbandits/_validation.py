@@ -47,8 +47,21 @@ def as_point(x: ArrayLike, dim: int, name: str = "x") -> FloatArray:
     return arr
 
 
+def _real(value: object, name: str, what: str) -> float:
+    """``float(value)`` for a real number; a ``ValueError`` naming ``name`` and ``what`` is
+    allowed for anything else: strings are refused, not coerced ("2" is not 2)."""
+    if isinstance(value, str | bytes) or np.asarray(value).dtype.kind in "US":
+        raise ValueError(f"{name} must be {what}; got {value!r} ({type(value).__name__})")
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be {what}; got {value!r} ({type(value).__name__})") from None
+
+
 def as_finite_scalar(y: ArrayLike, name: str = "y") -> float:
     """Return a finite Python float, or raise ``ValueError`` naming ``name``."""
+    if isinstance(y, str | bytes) or np.asarray(y).dtype.kind in "US":
+        raise ValueError(f"{name} must be a finite number; got {y!r} ({type(y).__name__})")
     arr = np.asarray(y, dtype=float)
     if arr.size != 1:
         raise ValueError(f"{name} must be a scalar; got shape {arr.shape}")
@@ -70,7 +83,7 @@ def as_finite_vector(y: ArrayLike, length: int | None = None, name: str = "y") -
 
 def check_positive(value: float, name: str) -> float:
     """Return ``value`` as a float if it is finite and strictly positive."""
-    val = float(value)
+    val = _real(value, name, "a finite positive number")
     if not np.isfinite(val) or val <= 0.0:
         raise ValueError(f"{name} must be a finite positive number; got {value!r}")
     return val
@@ -78,7 +91,7 @@ def check_positive(value: float, name: str) -> float:
 
 def check_nonnegative(value: float, name: str) -> float:
     """Return ``value`` as a float if it is finite and non-negative."""
-    val = float(value)
+    val = _real(value, name, "a finite non-negative number")
     if not np.isfinite(val) or val < 0.0:
         raise ValueError(f"{name} must be a finite non-negative number; got {value!r}")
     return val
@@ -86,7 +99,7 @@ def check_nonnegative(value: float, name: str) -> float:
 
 def check_probability(value: float, name: str) -> float:
     """Return ``value`` if it lies in the open interval (0, 1)."""
-    val = float(value)
+    val = _real(value, name, "a number in (0, 1)")
     if not 0.0 < val < 1.0:
         raise ValueError(f"{name} must lie in (0, 1); got {value!r}")
     return val

@@ -20,6 +20,11 @@ class _Stationary(Kernel):
     has_input_gradient = True
 
     def __init__(self, lengthscale: ArrayLike = 1.0, variance: float = 1.0) -> None:
+        if isinstance(lengthscale, str | bytes) or np.asarray(lengthscale).dtype.kind in "US":
+            raise ValueError(
+                f"lengthscale must be a positive number or one per dimension; got {lengthscale!r} "
+                f"({type(lengthscale).__name__})"
+            )
         ls = np.atleast_1d(np.asarray(lengthscale, dtype=float))
         if ls.ndim != 1 or ls.size == 0 or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
             raise ValueError(

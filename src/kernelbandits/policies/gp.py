@@ -275,7 +275,9 @@ class GPUCB(ScoredGPPolicy):
     ) -> None:
         super().__init__(domain, kernel, noise_var, seed, **gp_options)
         self.beta = (
-            IGPUCBBeta(noise_std=float(np.sqrt(noise_var))) if beta is None else as_schedule(beta)
+            IGPUCBBeta(noise_std=float(np.sqrt(self.noise_var)))
+            if beta is None
+            else as_schedule(beta)
         )
 
     def width(self) -> float:
