@@ -12,7 +12,18 @@ import pytest
 
 from kernelbandits import Box, Grid
 from kernelbandits.kernels import RBF
-from kernelbandits.policies import BKB, GPEI, GPPI, GPTS, GPUCB, DeltaBO, DiffGP, EnvGP, JointGPUCB
+from kernelbandits.policies import (
+    BKB,
+    GPEI,
+    GPPI,
+    GPTS,
+    GPUCB,
+    DeltaBO,
+    DiffGP,
+    EnvGP,
+    JointGPUCB,
+    LinUCB,
+)
 
 GRID = Grid.linspace(0.0, 1.0, 11)
 BOX = Box([0.0], [1.0])
@@ -33,6 +44,7 @@ FAMILIES = {
     "joint-gp": lambda dom, k, nv: JointGPUCB(dom, _source(), k, k, nv, beta=2.0, seed=0),
     "env-gp": lambda dom, k, nv: EnvGP(dom, k, _source(), nv, 2.0, seed=0),
     "diff-gp": lambda dom, k, nv: DiffGP(dom, k, _source(), nv, 2.0, seed=0),
+    "linucb": lambda dom, k, nv: LinUCB(dom, lam=nv, seed=0),  # lam 1e-300: floored at 1e-12
 }
 
 VALUES = {

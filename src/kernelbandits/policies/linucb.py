@@ -38,6 +38,7 @@ from kernelbandits.domains import Box, Domain, Grid
 from kernelbandits.kernels.features import FeatureMap
 from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.policies.beta import BetaSchedule, as_schedule
+from kernelbandits.regression.gp import NOISE_FLOOR
 
 
 @runtime_checkable
@@ -67,7 +68,8 @@ class LinUCB(Policy):
     domain : a Grid (vectorised UCB on every point, random tie-breaks) or a Box.
     features : ``None`` (identity, ``phi(x) = x``), a :class:`FeatureMap`, or a kernel with
         explicit ``.features`` (``FeatureKernel``, ``Linear``).
-    lam : ridge regulariser ``lam > 0`` (``V_0 = lam I``).
+    lam : ridge regulariser ``lam > 0`` (``V_0 = lam I``), floored at ``1e-12`` (below it
+        ``V_0^{-1}`` overflows; the GP engine's noise floor, ``regression.gp.NOISE_FLOOR``).
     noise_std : ``R``, the sub-Gaussian scale of the noise.
     norm_bound : ``S``, the bound on ``||theta*||_2`` (``S=`` is the deprecated spelling).
     delta : confidence level in (0, 1).
@@ -113,7 +115,8 @@ class LinUCB(Policy):
                 f"(FeatureKernel, Linear); got {type(features).__name__}"
             )
         self.features = features
-        self.lam = check_positive(lam, "lam")
+        # floored like the GP engine's noise (NOISE_FLOOR): V_0^{-1} = I / lam must not overflow
+        self.lam = max(check_positive(lam, "lam"), NOISE_FLOOR)
         self.noise_std = check_nonnegative(noise_std, "noise_std")
         self.norm_bound = check_nonnegative(norm_bound, "norm_bound")
         self.delta = check_probability(delta, "delta")
