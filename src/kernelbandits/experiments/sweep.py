@@ -239,9 +239,7 @@ class _WorkQueue:
                 if self.store.claim(astuple(key), self.owner, self.seconds, self.seen[key]):
                     return key
                 if self.store.attempts(*astuple(key)) > self.seen[key]:
-                    self.elsewhere.append(key)  # another sweep ran it (ok or failed)
-                elif self.store.has(*astuple(key)):
-                    self.elsewhere.append(key)
+                    self.elsewhere.append(key)  # another sweep stored it (ok or failed)
                 else:
                     self.waiting.append(key)  # leased by a live sweep: ask again later
         return WAIT if self.waiting else None

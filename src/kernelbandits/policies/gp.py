@@ -60,12 +60,13 @@ def _learner_from_flags(flags: dict[str, Any]) -> HyperparameterLearner | None:
     """The learner the retired ``fit_hyperparameters``, ``fit_noise``, ``refit_every`` and
     ``hyper_prior`` flags described (``None`` without ``fit_hyperparameters``); the flags are
     validated either way."""
-    learner_ml = MaximumLikelihood(flags.get("refit_every", 10), bool(flags.get("fit_noise")))
-    prior = flags.get("hyper_prior")
-    learner_map = MaximumAPosteriori(learner_ml.refit_every, prior) if prior is not None else None
-    if not flags.get("fit_hyperparameters"):
-        return None
-    return learner_map or learner_ml
+    every, prior = flags.get("refit_every", 10), flags.get("hyper_prior")
+    learner: HyperparameterLearner = (
+        MaximumAPosteriori(every, prior)
+        if prior is not None
+        else MaximumLikelihood(every, bool(flags.get("fit_noise")))
+    )
+    return learner if flags.get("fit_hyperparameters") else None
 
 
 class GPPolicy(Policy):

@@ -284,8 +284,7 @@ class GPPosterior:
         """Joint posterior samples of ``f`` at ``X (m, d)``, shape ``(n_samples, m)``; ``rng``:
         the caller's generator (or a seed; ``seed=`` is the deprecated spelling)."""
         Xa = as_points(X, "X", self.input_dim)
-        rng = as_generator(rng, "rng")
-        return sample_gaussian(self.mean(Xa), self.cov(Xa), n_samples, rng, "pivoted-cholesky")
+        return draw_joint(self.mean(Xa), self.cov(Xa), n_samples, rng)
 
     def alpha(self) -> FloatArray:
         """``(K_t + diag lam)^{-1} (y_t - m)``, shape ``(t,)``: ``mu_t(x) = m + k_t(x)^T alpha``."""
@@ -568,6 +567,12 @@ def sample_gaussian(
     sym = 0.5 * (cov + cov.T)
     root = psd_root(sym) if factor == "pivoted-cholesky" else _eigh_root(sym)
     return mean + rng.standard_normal((int(n_samples), root.shape[1])) @ root.T
+
+
+def draw_joint(mean: FloatArray, cov: FloatArray, n_samples: int, rng: SeedLike) -> FloatArray:
+    """Joint posterior draws ``(n_samples, m)`` from ``N(mean (m,), cov (m, m))`` with the
+    caller's ``rng`` (pivoted Cholesky, as every posterior's ``sample`` uses)."""
+    return sample_gaussian(mean, cov, n_samples, as_generator(rng, "rng"), "pivoted-cholesky")
 
 
 def psd_root(cov: FloatArray) -> FloatArray:

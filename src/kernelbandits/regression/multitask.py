@@ -48,7 +48,7 @@ from numpy.typing import ArrayLike
 from scipy.linalg import cholesky, solve_triangular
 
 from kernelbandits._deprecation import renamed_parameters
-from kernelbandits._random import SeedLike, as_generator
+from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
     as_finite_vector,
@@ -63,7 +63,7 @@ from kernelbandits.regression.gp import (
     GPPosterior,
     RowBlocks,
     _chunks,
-    sample_gaussian,
+    draw_joint,
 )
 
 _INITIAL_CAPACITY = 32
@@ -168,9 +168,7 @@ def sample_vector(mean: FloatArray, cov: FloatArray, n_samples: int, rng: SeedLi
     ``cov (m n, m n)``; shape ``(n_samples, m, n)``."""
     m, n = mean.shape
     n_samples = check_count(n_samples, "n_samples")
-    draws = sample_gaussian(
-        mean.reshape(-1), cov, n_samples, as_generator(rng, "rng"), "pivoted-cholesky"
-    )
+    draws = draw_joint(mean.reshape(-1), cov, n_samples, rng)
     return draws.reshape(n_samples, m, n)
 
 

@@ -45,7 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import cho_factor, cho_solve, eigh, solve_triangular
 
-from kernelbandits._random import SeedLike, as_generator
+from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
     as_finite_vector,
@@ -53,7 +53,7 @@ from kernelbandits._validation import (
     check_positive,
 )
 from kernelbandits.kernels.base import Kernel
-from kernelbandits.regression.gp import sample_gaussian
+from kernelbandits.regression.gp import draw_joint
 
 BoolArray = NDArray[np.bool_]
 
@@ -270,9 +270,7 @@ class NystromPosterior:
         """Joint draws of ``f`` at ``X (n, d)`` from ``N(mu~, covariance)``, shape
         ``(n_samples, n)``; ``rng``: the caller's generator (or a seed)."""
         Xa = as_points(X, "X", self.dim)
-        mean = self.mean_and_variance(Xa)[0]
-        gen = as_generator(rng, "rng")
-        return sample_gaussian(mean, self.covariance(Xa), n_samples, gen, "pivoted-cholesky")
+        return draw_joint(self.mean_and_variance(Xa)[0], self.covariance(Xa), n_samples, rng)
 
     @property
     def info_gain(self) -> float:

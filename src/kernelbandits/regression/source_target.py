@@ -43,10 +43,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import cholesky, solve_triangular
 
-from kernelbandits._random import SeedLike, as_generator
+from kernelbandits._random import SeedLike
 from kernelbandits._validation import FloatArray, as_points
 from kernelbandits.kernels import Kernel
-from kernelbandits.regression.gp import NOISE_FLOOR, sample_gaussian
+from kernelbandits.regression.gp import NOISE_FLOOR, draw_joint
 
 __all__ = ["MIN_SOURCE_NOISE", "FittedSourceTarget", "SourceTargetFit", "SourceTargetGP"]
 
@@ -231,9 +231,7 @@ class FittedSourceTarget:
     def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray:
         """Joint draws at ``X (m, d)``, shape ``(n_samples, m)``."""
         Xa = self._points(X)
-        mean = self.predict(Xa)[0]
-        cov = self.covariance(Xa)
-        return sample_gaussian(mean, cov, n_samples, as_generator(rng, "rng"), "pivoted-cholesky")
+        return draw_joint(self.predict(Xa)[0], self.covariance(Xa), n_samples, rng)
 
     @property
     def info_gain(self) -> float:

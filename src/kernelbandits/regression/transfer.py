@@ -26,7 +26,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kernelbandits._random import SeedLike, as_generator
+from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
     as_finite_scalar,
@@ -35,7 +35,7 @@ from kernelbandits._validation import (
     check_positive,
 )
 from kernelbandits.kernels.base import Kernel, check_kernel, check_theta
-from kernelbandits.regression.gp import CandidatePosterior, GPPosterior, sample_gaussian
+from kernelbandits.regression.gp import CandidatePosterior, GPPosterior, draw_joint
 
 __all__ = [
     "CandidateView",
@@ -183,9 +183,7 @@ class DeltaPosterior(TransferPosterior):
     def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray:
         """Joint draws of ``g + delta`` at ``X (m, d)``, shape ``(n_samples, m)``."""
         Xa = as_points(X, "X", self.input_dim)
-        mean = self.predict(Xa)[0]
-        gen = as_generator(rng, "rng")
-        return sample_gaussian(mean, self.covariance(Xa), n_samples, gen, "pivoted-cholesky")
+        return draw_joint(self.predict(Xa)[0], self.covariance(Xa), n_samples, rng)
 
     @property
     def info_gain(self) -> float:
