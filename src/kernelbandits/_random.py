@@ -28,3 +28,15 @@ def as_generator(seed: SeedLike, name: str = "seed") -> np.random.Generator:
         f"{name} must be an integer >= 0, a numpy Generator or SeedSequence, or None; "
         f"got {seed!r} ({type(seed).__name__})"
     )
+
+
+def check_generator(rng: object, name: str = "rng") -> np.random.Generator:
+    """``rng`` itself if it is a numpy ``Generator``, else a ``ValueError`` naming ``name``: a
+    method that draws once per call takes its caller's generator, not a seed (a seed would give
+    the same draw on every call)."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            f"{name} must be a numpy Generator (e.g. np.random.default_rng(0)); "
+            f"got {rng!r} ({type(rng).__name__})"
+        )
+    return rng

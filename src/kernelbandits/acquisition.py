@@ -51,7 +51,7 @@ from scipy.optimize import minimize
 from scipy.special import erfcx, log_ndtr, ndtr
 from scipy.stats import norm
 
-from kernelbandits._validation import FloatArray, check_count
+from kernelbandits._validation import FloatArray, as_finite_scalar, check_count, check_nonnegative
 from kernelbandits.domains import Box, Domain, Grid
 
 __all__ = [
@@ -170,6 +170,9 @@ class UpperConfidenceBound(PointwiseAcquisition):
 
     width: float
 
+    def __post_init__(self) -> None:
+        check_nonnegative(self.width, "width")
+
     def __call__(self, mu: FloatArray, sd: FloatArray) -> FloatArray:
         return mu + self.width * sd
 
@@ -185,6 +188,10 @@ class _Improvement(PointwiseAcquisition):
 
     incumbent: float
     xi: float = 0.0
+
+    def __post_init__(self) -> None:
+        as_finite_scalar(self.incumbent, "incumbent")
+        check_nonnegative(self.xi, "xi")
 
     def _gap_and_z(self, mu: FloatArray, sd: FloatArray) -> tuple[FloatArray, FloatArray]:
         """``gap = mu - incumbent - xi`` and ``z = gap / sd`` (``+-inf`` where ``sd = 0``)."""
@@ -238,7 +245,7 @@ def pointwise_acquisition(
         return ExpectedImprovement(incumbent, xi)
     if name == "pi":
         return ProbabilityOfImprovement(incumbent, xi)
-    raise ValueError(f"a pointwise acquisition is 'ucb', 'ei' or 'pi'; got {name!r}")
+    raise ValueError(f"acquisition must be 'ucb', 'ei' or 'pi' (pointwise); got {name!r}")
 
 
 def check_acquisition_name(name: object) -> AcquisitionName:
@@ -360,6 +367,15 @@ def expected_hypervolume_improvement(
     ``mean, sd (c, n)``, ``lower, upper (K, n)``; returns ``(c,)``. Correlation between the
     objectives at one point is ignored (as in BoTorch's analytic EHVI).
     """
+    mean, sd = np.asarray(mean, dtype=float), np.asarray(sd, dtype=float)
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    if mean.ndim != 2 or sd.shape != mean.shape:
+        raise ValueError(f"mean and sd must have one shape (c, n); got {mean.shape}, {sd.shape}")
+    if lower.ndim != 2 or upper.shape != lower.shape or lower.shape[1] != mean.shape[1]:
+        raise ValueError(
+            f"lower and upper must have one shape (K, {mean.shape[1]}); got {lower.shape}, "
+            f"{upper.shape}"
+        )
     s = np.maximum(sd, 1e-12)[:, None, :]  # (c, 1, n)
     m = mean[:, None, :]
 

@@ -19,7 +19,14 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 from scipy.stats import qmc
 
-from kernelbandits._validation import FloatArray, as_point, as_points, check_count
+from kernelbandits._validation import (
+    FloatArray,
+    as_point,
+    as_points,
+    check_count,
+    check_nonnegative,
+    numeric_array,
+)
 
 __all__ = ["Acquisition", "Box", "Domain", "Grid"]
 
@@ -39,6 +46,18 @@ class Domain(Protocol):
     def maximize(self, acq: Acquisition, rng: np.random.Generator) -> FloatArray: ...
 
 
+def _bounds(lower: ArrayLike, upper: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """``lower, upper`` as two finite 1-D float arrays of equal length with ``lower < upper``
+    in every dimension, or a ``ValueError`` naming them."""
+    lo = np.atleast_1d(numeric_array(lower, "lower", "a number or a vector of numbers"))
+    hi = np.atleast_1d(numeric_array(upper, "upper", "a number or a vector of numbers"))
+    if lo.ndim != 1 or lo.shape != hi.shape or lo.size == 0:
+        raise ValueError(f"lower and upper must be 1-D of equal length; got {lo.shape}, {hi.shape}")
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(lo >= hi):
+        raise ValueError("lower and upper must be finite with lower < upper in every dimension")
+    return lo.copy(), hi.copy()
+
+
 class Grid:
     """A finite set of ``m`` distinct points, shape ``(m, d)``.
 
@@ -54,7 +73,7 @@ class Grid:
         self.points: FloatArray = pts
         self.points.setflags(write=False)
         self.dim = pts.shape[1]
-        self.atol = float(atol)
+        self.atol = check_nonnegative(atol, "atol")
         self._rows: dict[bytes, int] | None = None  # built on the first lookup
 
     def __len__(self) -> int:
@@ -66,13 +85,15 @@ class Grid:
     @classmethod
     def linspace(cls, lower: float, upper: float, num: int) -> Grid:
         """An evenly spaced 1-D grid of ``num`` points on ``[lower, upper]``."""
-        return cls(np.linspace(lower, upper, int(num))[:, None])
+        lo, hi = _bounds(lower, upper)
+        return cls(np.linspace(lo[0], hi[0], check_count(num, "num"))[:, None])
 
     @classmethod
     def lattice(cls, lower: ArrayLike, upper: ArrayLike, num: int) -> Grid:
         """A regular ``num^d`` lattice on the box ``[lower, upper]``."""
-        lo, hi = np.atleast_1d(lower).astype(float), np.atleast_1d(upper).astype(float)
-        axes = [np.linspace(a, b, int(num)) for a, b in zip(lo, hi, strict=True)]
+        lo, hi = _bounds(lower, upper)
+        n = check_count(num, "num")
+        axes = [np.linspace(a, b, n) for a, b in zip(lo, hi, strict=True)]
         mesh = np.meshgrid(*axes, indexing="ij")
         return cls(np.stack([g.ravel() for g in mesh], axis=1))
 
@@ -107,7 +128,10 @@ class Grid:
         dist = np.max(np.abs(self.points - xv), axis=1)
         j = int(np.argmin(dist))
         if dist[j] > self.atol:
-            raise ValueError(f"{name}={xv.tolist()} is not a point of the grid")
+            raise ValueError(
+                f"{name}={xv.tolist()} is not a point of the grid; the nearest grid point is "
+                f"{self.points[j].tolist()}"
+            )
         return j
 
     def validate(self, x: ArrayLike, name: str = "x") -> FloatArray:
@@ -116,7 +140,7 @@ class Grid:
 
     def sample(self, n: int, rng: np.random.Generator) -> FloatArray:
         """``n`` grid points drawn uniformly with replacement, shape ``(n, d)``."""
-        return self.points[rng.integers(len(self), size=int(n))].copy()
+        return self.points[rng.integers(len(self), size=check_count(n, "n", 0))].copy()
 
     def argmax(self, values: ArrayLike, rng: np.random.Generator) -> int:
         """Index of the largest of ``values`` (shape ``(m,)``), ties broken uniformly at random."""
@@ -149,17 +173,10 @@ class Box:
     def __init__(
         self, lower: ArrayLike, upper: ArrayLike, n_candidates: int = 1024, n_refine: int = 3
     ) -> None:
-        lo = np.atleast_1d(np.asarray(lower, dtype=float))
-        hi = np.atleast_1d(np.asarray(upper, dtype=float))
-        if lo.ndim != 1 or lo.shape != hi.shape or lo.size == 0:
-            raise ValueError(
-                f"lower and upper must be 1-D of equal length; got {lo.shape}, {hi.shape}"
-            )
-        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(lo >= hi):
-            raise ValueError("lower and upper must be finite with lower < upper in every dimension")
+        lo, hi = _bounds(lower, upper)
         self.n_candidates = check_count(n_candidates, "n_candidates")
         self.n_refine = check_count(n_refine, "n_refine", minimum=0)
-        self.lower, self.upper = lo.copy(), hi.copy()
+        self.lower, self.upper = lo, hi
         self.dim = lo.size
 
     def __repr__(self) -> str:
@@ -184,7 +201,9 @@ class Box:
 
     def sample(self, n: int, rng: np.random.Generator) -> FloatArray:
         """``n`` points drawn uniformly in the box, shape ``(n, d)``."""
-        return self.lower + (self.upper - self.lower) * rng.random((int(n), self.dim))
+        return self.lower + (self.upper - self.lower) * rng.random(
+            (check_count(n, "n", 0), self.dim)
+        )
 
     def sobol(self, n: int, rng: np.random.Generator) -> FloatArray:
         """``n`` scrambled-Sobol points in the box, shape ``(n, d)`` (quasi-random, seeded)."""

@@ -278,9 +278,12 @@ def test_wrong_shaped_feature_map_raises() -> None:
 
 
 BAD: dict[str, tuple[Callable[[], object], str]] = {
-    "nan-X": (lambda: RBF()(np.array([[0.0], [np.nan]])), "X contains NaN"),
-    "nan-Y": (lambda: Matern()(np.zeros((2, 1)), np.array([[np.inf]])), "Y contains NaN"),
-    "nan-diag": (lambda: Linear().diag(np.array([[np.nan]])), "X contains NaN"),
+    "nan-X": (lambda: RBF()(np.array([[0.0], [np.nan]])), "X must be finite; it contains NaN"),
+    "nan-Y": (
+        lambda: Matern()(np.zeros((2, 1)), np.array([[np.inf]])),
+        "Y must be finite; it contains NaN",
+    ),
+    "nan-diag": (lambda: Linear().diag(np.array([[np.nan]])), "X must be finite; it contains NaN"),
     "ard-dims-X": (lambda: RBF([1.0, 2.0])(np.zeros((3, 3))), "X must have 2 columns"),
     "ard-dims-Y": (lambda: Matern([1.0, 2.0])(np.zeros((3, 2)), np.zeros((3, 1))), "Y must have 2"),
     "ard-dims-diag": (lambda: RBF([1.0, 2.0]).diag(np.zeros((3, 3))), "X must have 2 columns"),

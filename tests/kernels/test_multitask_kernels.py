@@ -287,16 +287,22 @@ BAD: dict[str, tuple[Callable[[], object], str]] = {
         lambda: check_task_matrix(np.zeros((0, 0))),
         r"^task_matrix must be a non-empty square",
     ),
-    "check-nan": (lambda: check_task_matrix(WITH_NAN), r"^task_matrix contains NaN"),
-    "icm-nan": (lambda: ICM(RBF(0.2), WITH_NAN), r"\btask_matrix contains NaN"),
+    "check-nan": (
+        lambda: check_task_matrix(WITH_NAN),
+        r"^task_matrix must be finite; it contains NaN",
+    ),
+    "icm-nan": (lambda: ICM(RBF(0.2), WITH_NAN), r"\btask_matrix must be finite; it contains NaN"),
     "sum-inf": (
         lambda: SeparableSum([(RBF(0.2), np.eye(2)), (RBF(0.5), [[np.inf, 0], [0, 1]])]),
-        r"\bB_1 contains NaN or inf",
+        r"\bB_1 must be finite; it contains NaN or inf",
     ),
     "omega-negative": (lambda: ICM.evgeniou(RBF(0.2), 3, -0.1), r"^omega must lie in \[0, 1\]"),
     "omega-above-one": (lambda: evgeniou_task_matrix(3, 1.5), r"^omega must lie in \[0, 1\]"),
     "omega-nan": (lambda: evgeniou_task_matrix(3, float("nan")), r"^omega must lie in \[0, 1\]"),
-    "evgeniou-no-tasks": (lambda: evgeniou_task_matrix(0, 0.5), r"^n_tasks must be >= 1"),
+    "evgeniou-no-tasks": (
+        lambda: evgeniou_task_matrix(0, 0.5),
+        r"^n_tasks must be an integer >= 1",
+    ),
     "independent-mismatch": (
         lambda: IndependentTasks([RBF(0.2), RBF(0.3)], n_tasks=3),
         r"^n_tasks=3 but 2 kernels",
@@ -333,5 +339,5 @@ def test_points_of_the_wrong_dimension_are_rejected():
         kernel.gram(np.zeros((3, 3)))
     with pytest.raises(ValueError, match=r"^Y must have 2 columns"):
         kernel.blocks(np.zeros((3, 2)), np.zeros((2, 3)))
-    with pytest.raises(ValueError, match=r"^X contains NaN"):
+    with pytest.raises(ValueError, match=r"^X must be finite; it contains NaN"):
         kernel.diag_blocks([[0.1, np.nan]])

@@ -231,3 +231,26 @@ def test_counts_are_integers_not_truncated(build, name):
     """``2.5`` used to become 2 silently (``int()``); every count is now checked."""
     with pytest.raises(ValueError, match=f"{name} must be an integer"):
         build()
+
+
+def test_the_improvement_incumbent_on_a_grid_is_the_best_posterior_mean_at_the_observations():
+    """On a grid the incumbent is read off the tracked means (O(t)); it equals the direct
+    ``max_s mu(x_s)`` of a dense solve, also after an off-grid-free history with repeats, and
+    the posterior's own O(t^2) route."""
+    grid = Grid.linspace(0.0, 1.0, 41)
+    policy = GPEI(grid, RBF(0.15), noise_var=0.05, seed=3)
+    noise = np.random.default_rng(0)
+    for i in [3, 17, 17, 30, 8, 3, 40]:  # repeats included
+        policy.tell(grid.points[i], float(np.sin(5 * grid.points[i, 0]) + 0.1 * noise.normal()))
+    X, y = policy.X_observed, policy.y_observed
+    K = RBF(0.15)(X)
+    dense_mean = K @ np.linalg.solve(K + 0.05 * np.eye(len(y)), y)
+    assert policy.incumbent() == pytest.approx(dense_mean.max(), rel=1e-10)
+    assert policy._grid is not None and policy._grid.mean_at_observations() is not None
+    assert policy.incumbent() == pytest.approx(
+        float(np.max(policy.posterior.mean_at_observations())), rel=1e-12
+    )
+    box = GPEI(Box([0.0], [1.0]), RBF(0.15), noise_var=0.05, seed=3)  # no tracked grid
+    for x, v in zip(X, y, strict=True):
+        box.tell(x, v)
+    assert box.incumbent() == pytest.approx(dense_mean.max(), rel=1e-10)

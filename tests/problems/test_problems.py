@@ -269,7 +269,7 @@ BAD_INPUTS: dict[str, tuple[Callable[[], object], str]] = {
     ),
     "branin-outside-box": (lambda: Branin().evaluate([11.0, 0.0], np.random.default_rng()), "x="),
     "branin-wrong-dim": (lambda: Branin().f([[1.0, 2.0, 3.0]]), "X must have 2 columns"),
-    "branin-nan": (lambda: Branin().f([[np.nan, 1.0]]), "X contains NaN"),
+    "branin-nan": (lambda: Branin().f([[np.nan, 1.0]]), "X must be finite; it contains NaN"),
     "branin-eval-nan": (lambda: Branin().evaluate([np.nan, 1.0], np.random.default_rng()), "x "),
     "branin-domain-dim": (lambda: Branin(domain=Grid.linspace(0, 1, 4)), "domain"),
     "bohachevsky-dim": (lambda: Bohachevsky(dim=1), "dim"),

@@ -295,10 +295,10 @@ def test_independent_tasks_equal_separate_scalar_gps(method):
 BAD_ADD = {
     "y-too-short": ([0.5], [1.0, 2.0], r"^y must have length 3"),
     "y-too-long": ([0.5], [1.0, 2.0, 3.0, 4.0], r"^y must have length 3"),
-    "y-nan": ([0.5], [1.0, np.nan, 3.0], r"^y contains NaN"),
-    "y-inf": ([0.5], [1.0, 2.0, np.inf], r"^y contains NaN or inf"),
+    "y-nan": ([0.5], [1.0, np.nan, 3.0], r"^y must be finite; it contains NaN"),
+    "y-inf": ([0.5], [1.0, 2.0, np.inf], r"^y must be finite; it contains NaN or inf"),
     "x-wrong-dim": ([0.5, 0.2], [1.0, 2.0, 3.0], r"^x must have shape \(1,\)"),
-    "x-nan": ([np.nan], [1.0, 2.0, 3.0], r"^x contains NaN"),
+    "x-nan": ([np.nan], [1.0, 2.0, 3.0], r"^x must be finite; it contains NaN"),
 }
 
 

@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kernelbandits._validation import FloatArray, as_points, check_positive
+from kernelbandits._validation import FloatArray, as_points, check_positive, numeric_array
 
 
 class Kernel(ABC):
@@ -107,7 +107,7 @@ def check_kernel(kernel: object, dim: int | None = None) -> Kernel:
 
 def check_theta(theta: ArrayLike, size: int) -> FloatArray:
     """Return ``theta`` as a finite float vector of length ``size`` or raise ``ValueError``."""
-    th = np.asarray(theta, dtype=float).reshape(-1)
+    th = numeric_array(theta, "theta", f"{size} finite log-hyperparameters").reshape(-1)
     if th.size != size or not np.all(np.isfinite(th)):
         raise ValueError(f"theta must be {size} finite log-hyperparameters; got {theta!r}")
     return th
@@ -202,7 +202,7 @@ class Scaled(Kernel):
     """``k(x, x') = c * k0(x, x')`` with ``c > 0``."""
 
     def __init__(self, kernel: Kernel, scale: float) -> None:
-        self.kernel = kernel
+        self.kernel = check_kernel(kernel)
         self.scale = check_positive(scale, "scale")
         self.input_dim = kernel.input_dim
         self.has_input_gradient = kernel.has_input_gradient

@@ -35,6 +35,8 @@ class FeatureMap:
         n_features: int,
         input_dim: int | None = None,
     ) -> None:
+        if not callable(fn):
+            raise ValueError(f"fn must be a callable X (m, d) -> (m, p); got {type(fn).__name__}")
         self._fn = fn
         self.n_features = check_count(n_features, "n_features")
         self.input_dim = input_dim
@@ -53,7 +55,7 @@ class CosineFeatures1D(FeatureMap):
     """``phi_j(x) = cos(j pi x)`` for ``j = 1..n_features`` on [0, 1]."""
 
     def __init__(self, n_features: int = 50) -> None:
-        freqs = np.pi * np.arange(1, int(n_features) + 1)
+        freqs = np.pi * np.arange(1, check_count(n_features, "n_features") + 1)
         super().__init__(lambda X: np.cos(X[:, :1] * freqs), n_features, input_dim=1)
 
 
@@ -87,7 +89,7 @@ class LegendreFeatures(FeatureMap):
     MEMO_ROWS = 1 << 16
 
     def __init__(self, n_features: int = 50, normalized: bool = False) -> None:
-        n = int(n_features)
+        n = check_count(n_features, "n_features")
         scale = np.sqrt(2.0 * np.arange(n) + 1.0) if normalized else np.ones(n)
         self.normalized = bool(normalized)
         self._scale = scale

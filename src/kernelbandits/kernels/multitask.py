@@ -33,7 +33,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from kernelbandits._deprecation import renamed_parameters
-from kernelbandits._validation import FloatArray, as_points
+from kernelbandits._validation import (
+    FloatArray,
+    as_points,
+    as_real,
+    check_count,
+    numeric_array,
+    require_finite,
+)
 from kernelbandits.kernels.base import Kernel, check_kernel
 
 #: relative tolerance of the symmetry and PSD checks, and of dropping null eigen-directions
@@ -50,15 +57,14 @@ def check_task_matrix(
     Symmetry and PSD are checked to ``TASK_MATRIX_RTOL`` relative to the largest absolute entry;
     the returned matrix is exactly symmetric (``(B + B^T) / 2``).
     """
-    arr = np.asarray(task_matrix, dtype=float)
+    arr = numeric_array(task_matrix, name, "a square matrix of numbers")
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty square matrix; got shape {arr.shape}")
     if n_tasks is not None and arr.shape[0] != n_tasks:
         raise ValueError(
             f"{name} must be {n_tasks} x {n_tasks} (one row per task); got {arr.shape}"
         )
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or inf")
+    require_finite(arr, name)
     scale = max(float(np.abs(arr).max()), 1e-300)
     if np.abs(arr - arr.T).max() > TASK_MATRIX_RTOL * scale:
         raise ValueError(f"{name} must be symmetric")
@@ -77,9 +83,8 @@ def evgeniou_task_matrix(n_tasks: int, omega: float) -> FloatArray:
     Eigenvalues: 1 (direction ``1/sqrt(n)``) and ``omega`` (``n - 1`` times); ``omega = 0`` makes
     all tasks identical, ``omega = 1`` independent.
     """
-    n = int(n_tasks)
-    if n < 1:
-        raise ValueError(f"n_tasks must be >= 1; got {n_tasks!r}")
+    n = check_count(n_tasks, "n_tasks")
+    omega = as_real(omega, "omega", "a number in [0, 1]")
     if not (np.isfinite(omega) and 0.0 <= omega <= 1.0):
         raise ValueError(f"omega must lie in [0, 1]; got {omega!r}")
     return omega * np.eye(n) + (1.0 - omega) * np.ones((n, n)) / n
@@ -97,6 +102,9 @@ class SeparableSum:
     def __init__(self, terms: Sequence[tuple[Kernel, ArrayLike]]) -> None:
         if len(terms) == 0:
             raise ValueError("terms must hold at least one (kernel, B) pair")
+        for j, term in enumerate(terms):
+            if not isinstance(term, tuple | list) or len(term) != 2:
+                raise ValueError(f"terms[{j}] must be a (kernel, B) pair; got {term!r}")
         kernels = [check_kernel(k) for k, _ in terms]
         first = check_task_matrix(terms[0][1], name="B_0")
         mats = [first] + [

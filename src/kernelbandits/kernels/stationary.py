@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
-from kernelbandits._validation import FloatArray, as_points, check_positive
+from kernelbandits._validation import FloatArray, as_points, check_positive, numeric_array
 from kernelbandits.kernels.base import Kernel, check_theta
 
 
@@ -20,16 +20,10 @@ class _Stationary(Kernel):
     has_input_gradient = True
 
     def __init__(self, lengthscale: ArrayLike = 1.0, variance: float = 1.0) -> None:
-        if isinstance(lengthscale, str | bytes) or np.asarray(lengthscale).dtype.kind in "US":
-            raise ValueError(
-                f"lengthscale must be a positive number or one per dimension; got {lengthscale!r} "
-                f"({type(lengthscale).__name__})"
-            )
-        ls = np.atleast_1d(np.asarray(lengthscale, dtype=float))
+        allowed = "a finite positive number or one per dimension"
+        ls = np.atleast_1d(numeric_array(lengthscale, "lengthscale", allowed))
         if ls.ndim != 1 or ls.size == 0 or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
-            raise ValueError(
-                f"lengthscale must be positive (scalar or one per dimension); got {lengthscale!r}"
-            )
+            raise ValueError(f"lengthscale must be {allowed}; got {lengthscale!r}")
         self.lengthscale = ls
         self.variance = check_positive(variance, "variance")
         self.input_dim = ls.size if ls.size > 1 else None

@@ -46,7 +46,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from kernelbandits._deprecation import renamed_parameters
-from kernelbandits._validation import FloatArray, as_finite_vector, as_points, check_positive
+from kernelbandits._validation import (
+    FloatArray,
+    as_finite_vector,
+    as_points,
+    as_real,
+    check_nonnegative,
+    check_positive,
+    numeric_array,
+    require_finite,
+)
 from kernelbandits.kernels.features import FeatureKernel, FeatureMap
 from kernelbandits.metalearning.solver import BlockDesign, GroupLassoFit, solve_group_lasso
 
@@ -159,6 +168,21 @@ def _check_tasks(tasks: Sequence[Task], dim: int | None) -> list[tuple[FloatArra
     return out
 
 
+def _check_beta(
+    base: BaseKernels, beta: ArrayLike, name: str, n_tasks: int | None = None
+) -> FloatArray:
+    """``beta`` as a finite ``(s, p)`` array (one row per task, one column per feature of the
+    base kernels), or a ``ValueError`` naming ``name``."""
+    p = int(base.offsets[-1])
+    arr = require_finite(numeric_array(beta, name, f"an array of numbers (tasks, {p})"), name)
+    if arr.ndim != 2 or arr.shape[1] != p or (n_tasks is not None and arr.shape[0] != n_tasks):
+        rows = "s" if n_tasks is None else str(n_tasks)
+        raise ValueError(
+            f"{name} must have shape ({rows}, {p}) (tasks x features); got {arr.shape}"
+        )
+    return arr
+
+
 def block_design(base: BaseKernels, tasks: Sequence[Task]) -> tuple[object, FloatArray]:
     """The sparse block-diagonal design ``Phi`` (``(N, s d)``, CSC, kernel-major columns) and
     the stacked targets ``y (N,)`` of eq. (1), for general-purpose solvers (the tests' skglm
@@ -194,6 +218,8 @@ def fit_group_lasso(
     """Minimise eq. (1) over all tasks' coefficients from ``beta0`` (``(s, d)``, default 0)."""
     penalty = check_positive(penalty, "penalty")
     data = _check_tasks(tasks, base.input_dim)
+    if beta0 is not None:
+        beta0 = _check_beta(base, beta0, "beta0", len(data))
     design = BlockDesign(
         [base.feature_map(X) for X, _ in data], [y for _, y in data], base.group_sizes
     )
@@ -208,6 +234,7 @@ def group_lasso(base: BaseKernels, tasks: Sequence[Task], penalty: float) -> Flo
 
 def group_norms(base: BaseKernels, beta: FloatArray) -> FloatArray:
     """``||beta^(j)||_2`` over all tasks' blocks of kernel ``j``, shape ``(p,)``."""
+    beta = _check_beta(base, beta, "beta")
     return np.array(
         [
             np.linalg.norm(beta[:, base.offsets[j] : base.offsets[j + 1]])
@@ -220,6 +247,8 @@ def group_norms(base: BaseKernels, beta: FloatArray) -> FloatArray:
 def meta_loss(base: BaseKernels, tasks: Sequence[Task], beta: FloatArray, penalty: float) -> float:
     """Eq. (1) at ``beta (s, d)``."""
     data = _check_tasks(tasks, base.input_dim)
+    beta = _check_beta(base, beta, "beta", len(data))
+    penalty = check_nonnegative(penalty, "penalty")
     N = sum(X.shape[0] for X, _ in data)
     sq = sum(
         float(np.sum((y - base.feature_map(X) @ b) ** 2))
@@ -277,6 +306,8 @@ class MetaKGL:
         Each fit starts from the previous one's solution (its tasks first, zeros for new tasks):
         this changes only the solver's starting point, not the optimum it certifies.
         """
+        if len(tasks) == 0:
+            raise ValueError("tasks must hold at least one task's data")
         beta = fit_group_lasso(
             self.base, tasks, self.eq1_lam(len(tasks)), self._warm_start(len(tasks))
         ).beta
@@ -304,6 +335,7 @@ class FMetaKGL:
         self.base = base
         self.penalty = check_positive(penalty, "penalty")
         self.omega = check_positive(omega, "omega")
+        alpha = as_real(alpha, "alpha", "a number in [0, 1]")
         if not (np.isfinite(alpha) and 0.0 <= alpha <= 1.0):
             raise ValueError(f"alpha must lie in [0, 1]; got {alpha!r}")
         self.alpha = float(alpha)

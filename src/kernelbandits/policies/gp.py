@@ -306,10 +306,17 @@ class _ImprovementPolicy(ScoredGPPolicy):
         self.xi = check_nonnegative(xi, "xi")
 
     def incumbent(self) -> float:
-        """``max_s mu_{t-1}(x_s)`` over observed points (0, the prior mean, before any data)."""
+        """``max_s mu_{t-1}(x_s)`` over observed points (0, the prior mean, before any data).
+
+        On a grid whose points were all observed as candidates, the tracked means hold
+        ``mu_{t-1}(x_s)`` already (O(t) per round); otherwise one solve with the factor
+        (O(t^2)), which over 10^4 rounds on a grid dominated GP-EI's run time."""
         if not self._X:
             return 0.0
-        return float(np.max(self.posterior.mean_at_observations()))
+        tracked = None if self._grid is None else self._grid.mean_at_observations()
+        if tracked is None:
+            tracked = self.posterior.mean_at_observations()
+        return float(np.max(tracked))
 
 
 class GPEI(_ImprovementPolicy):

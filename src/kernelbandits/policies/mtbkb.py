@@ -34,6 +34,7 @@ from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
+    check_count,
     check_nonnegative,
     check_positive,
     check_probability,
@@ -88,9 +89,9 @@ class _SketchedUCB(ScalarizedUCB):
             raise ValueError(f"eps must lie in (0, 1); got {eps!r}")
         self.eps = float(eps)
         if qbar is None:
-            if horizon is None or int(horizon) < 1:
+            if horizon is None:
                 raise ValueError("pass the horizon T (for Thm 3's q) or set qbar yourself")
-            qbar = theorem3_q(int(horizon), self.delta, self.eps)
+            qbar = theorem3_q(check_count(horizon, "horizon"), self.delta, self.eps)
         self.qbar = check_positive(qbar, "qbar")
         self.merge_repeats = bool(merge_repeats)
         self.method: Method = method

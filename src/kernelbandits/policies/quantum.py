@@ -141,7 +141,9 @@ class StagedQuantumPolicy(Policy):
     ) -> None:
         super().__init__(domain, seed)
         if not isinstance(domain, Grid):
-            raise ValueError(f"staged quantum policies need a Grid of arms; got {domain!r}")
+            raise ValueError(
+                f"domain must be a Grid of arms for a staged quantum policy; got {domain!r}"
+            )
         if not callable(oracle):
             raise ValueError("oracle must be a callable x -> RewardDistribution")
         if queries not in ("estimator", "bound"):

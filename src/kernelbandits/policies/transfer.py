@@ -43,14 +43,20 @@ Shapes: ``X_src (N, d)``, ``y_src (N,)``; candidate sets ``(m, d)``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
-from kernelbandits._validation import FloatArray, check_count, check_nonnegative, check_positive
+from kernelbandits._validation import (
+    FloatArray,
+    check_count,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
 from kernelbandits.acquisition import (
     AcquisitionName,
     PointwiseAcquisition,
@@ -95,7 +101,10 @@ def as_source(source: Source | Trace, dim: int, noise_var: float | None = None) 
         data = SourceData.from_trace(source, noise_var)
     elif isinstance(source, tuple) and len(source) == 3:
         X, y, var = source
-        data = SourceData(np.asarray(X, dtype=float), np.asarray(y, dtype=float), float(var))
+        try:  # SourceData validates (strings refused, not coerced), naming X, y or noise_var
+            data = SourceData(cast(FloatArray, X), cast(FloatArray, y), var)
+        except ValueError as error:
+            raise ValueError(f"source (X, y, noise_var): {error}") from None
     else:
         raise ValueError(
             "source must be SourceData, a tuple (X, y, noise_var) or a Trace of a finished run; "
@@ -119,7 +128,7 @@ def transfer_width(beta: BetaSchedule | float | None, rho: float, domain: Domain
         return ConstantBeta(check_nonnegative(beta, "beta"))
     if not isinstance(domain, Grid):
         raise ValueError("Thm 1's beta_t needs a finite domain: pass a constant beta")
-    return SrinivasBeta(check_positive(rho, "rho"))
+    return SrinivasBeta(check_probability(rho, "rho"))
 
 
 def _beta_from_beta_t(beta_t: float) -> float:
@@ -166,7 +175,7 @@ class _TransferUCB(Policy):
         self.n_candidates = check_count(n_candidates, "n_candidates")
         self.source = as_source(source, domain.dim, source_noise_var)
         self.noise_var = check_positive(noise_var, "noise_var")
-        self.rho = check_positive(rho, "rho")
+        self.rho = check_probability(rho, "rho")
         # only UCB has a width: EI, PI and TS on a Box need no beta (Thm 1's needs a grid)
         uses_width = acquisition == "ucb" or beta is not None or isinstance(domain, Grid)
         self.beta = transfer_width(beta, self.rho, domain) if uses_width else None

@@ -144,7 +144,7 @@ class ScalarizedUCB(VectorPolicy):
         self.lipschitz = check_positive(lipschitz, "lipschitz")
         self.random_scalarization = bool(random_scalarization)
         self.weights = scalarization.sample_weights(
-            self.n_tasks, int(n_weights), self.rng
+            self.n_tasks, check_count(n_weights, "n_weights"), self.rng
         )  # (S, n)
         self.utility = ExpectedScalarization(scalarization, self.weights)
         self.last_weight: FloatArray | None = (

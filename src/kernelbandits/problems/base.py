@@ -13,7 +13,8 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kernelbandits._validation import FloatArray, as_points, check_nonnegative
+from kernelbandits._random import check_generator
+from kernelbandits._validation import FloatArray, as_finite_scalar, as_points, check_nonnegative
 from kernelbandits.domains import Box, Domain, Grid
 
 
@@ -48,7 +49,7 @@ class Problem(ABC):
 
     def evaluate(self, x: ArrayLike, rng: np.random.Generator) -> float:
         """One noisy observation ``f(x) + noise_std * N(0, 1)``; ``x`` must lie in the domain."""
-        xv = self.domain.validate(x, "x")
+        xv, rng = self.domain.validate(x, "x"), check_generator(rng)
         return float(self.f(xv[None, :])[0] + self.noise_std * rng.standard_normal())
 
     def regret(self, X: ArrayLike) -> FloatArray:
@@ -139,10 +140,20 @@ class FunctionProblem(StoredOptimumProblem):
         optimizer: ArrayLike | None = None,
         name: str = "function",
     ) -> None:
+        if not callable(f):
+            raise ValueError(
+                f"f must be a callable X (m, d) -> values (m,); got {type(f).__name__}"
+            )
+        if not isinstance(domain, Grid | Box):
+            raise ValueError(f"domain must be a Grid or a Box; got {type(domain).__name__}")
         self._f = f
         self.domain = domain
         self.noise_std = check_nonnegative(noise_std, "noise_std")
         self.name = name
+        if optimizer is not None:
+            domain.validate(optimizer, "optimizer")
+        if optimum_value is not None:
+            as_finite_scalar(optimum_value, "optimum_value")
         if isinstance(domain, Grid):
             self._store_grid_optimum(domain, self.f(domain.points))
             self.optimum_is_exact = True

@@ -21,7 +21,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from kernelbandits._deprecation import renamed_parameters
-from kernelbandits._validation import FloatArray, as_points, check_count, check_nonnegative
+from kernelbandits._random import check_generator
+from kernelbandits._validation import (
+    FloatArray,
+    as_points,
+    check_count,
+    check_nonnegative,
+    numeric_array,
+    require_finite,
+)
 from kernelbandits.domains import Grid
 from kernelbandits.kernels.multitask import SeparableSum
 from kernelbandits.problems.base import StoredOptimumProblem
@@ -113,7 +121,7 @@ class VectorProblem(StoredOptimumProblem):
 
     def evaluate(self, x: ArrayLike, rng: np.random.Generator) -> FloatArray:  # type: ignore[override]
         """One noisy vector observation ``f(x) + noise_std N(0, I_n)``, shape ``(n,)``."""
-        xv = self.domain.validate(x, "x")
+        xv, rng = self.domain.validate(x, "x"), check_generator(rng)
         return self.values(xv[None, :])[0] + self.noise_std * rng.standard_normal(self.n_tasks)
 
     # -- scores -------------------------------------------------------------------------------
@@ -133,11 +141,10 @@ class VectorProblem(StoredOptimumProblem):
 def tabular_values(domain: Grid, table: ArrayLike) -> Callable[[FloatArray], FloatArray]:
     """``x -> table[index of x in the grid]``: a vector function given by its values on a grid
     (``table (m, n)``); points off the grid raise ``ValueError``."""
-    arr = np.array(table, dtype=float)
+    arr = numeric_array(table, "table", "an array of numbers (m, n)").copy()
     if arr.ndim != 2 or arr.shape[0] != len(domain):
         raise ValueError(f"table must have one row per grid point ({len(domain)}); got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("table contains NaN or inf")
+    require_finite(arr, "table")
 
     def lookup(X: FloatArray) -> FloatArray:
         return arr[domain.indices(X)]

@@ -20,7 +20,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kernelbandits._random import SeedLike, as_generator
+from kernelbandits._random import SeedLike, as_generator, check_generator
 from kernelbandits._validation import FloatArray, as_finite_vector, check_positive
 from kernelbandits.domains import Grid
 from kernelbandits.kernels import Kernel
@@ -81,7 +81,7 @@ class RewardProblem(GridTableProblem):
 
     def evaluate(self, x: ArrayLike, rng: np.random.Generator) -> float:
         """One classical pull: a sample of :meth:`reward_distribution` at ``x``."""
-        xv = self.domain.validate(x, "x")
+        xv, rng = self.domain.validate(x, "x"), check_generator(rng)
         return float(self.reward_distribution(xv).sample(1, rng)[0])
 
     def __repr__(self) -> str:

@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kernelbandits._validation import FloatArray, as_finite_vector, as_points, check_nonnegative
+from kernelbandits._validation import (
+    FloatArray,
+    as_finite_vector,
+    as_points,
+    check_nonnegative,
+    numeric_array,
+)
 from kernelbandits.problems.base import DelegatingProblem, Problem
 
 if TYPE_CHECKING:
@@ -41,7 +47,7 @@ class SourceData:
     noise_var: float
 
     def __post_init__(self) -> None:
-        X = np.asarray(self.X, dtype=float)
+        X = numeric_array(self.X, "X", "an array of numbers of shape (N, d)")
         X = X.reshape(0, X.shape[-1] if X.ndim == 2 else 1) if X.size == 0 else as_points(X, "X")
         y = as_finite_vector(self.y, X.shape[0], "y")
         noise = check_nonnegative(self.noise_var, "noise_var")

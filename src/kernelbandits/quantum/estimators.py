@@ -44,7 +44,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from kernelbandits._validation import check_positive, check_probability
+from kernelbandits._validation import as_real, check_positive, check_probability
 from kernelbandits.quantum.base import (
     BernoulliReward,
     GaussianReward,
@@ -272,6 +272,14 @@ class AmplitudeProblem:
     epsilon_target: float
     post_processing: Callable[[float], float] = field(repr=False)
     encoding: GaussianEncoding | None = None
+
+    def __post_init__(self) -> None:
+        amplitude = as_real(self.amplitude, "amplitude", "a number in [0, 1]")
+        if not 0.0 <= amplitude <= 1.0:
+            raise ValueError(f"amplitude must lie in [0, 1]; got {self.amplitude!r}")
+        check_positive(self.epsilon_target, "epsilon_target")
+        if not callable(self.post_processing):
+            raise ValueError("post_processing must be a callable amplitude -> mean")
 
 
 def _identity(a: float) -> float:

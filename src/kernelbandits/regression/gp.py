@@ -49,7 +49,9 @@ from kernelbandits._validation import (
     as_finite_vector,
     as_point,
     as_points,
+    check_count,
     check_positive,
+    numeric_array,
 )
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
@@ -90,6 +92,7 @@ class GPPosterior:
         input_dim: int | None = None,
         prior_mean: float = 0.0,
     ) -> None:
+        input_dim = None if input_dim is None else check_count(input_dim, "input_dim")
         self.kernel = check_kernel(kernel, input_dim)
         self.noise_var = check_positive(noise_var, "noise_var")
         self.prior_mean = as_finite_scalar(prior_mean, "prior_mean")
@@ -472,6 +475,13 @@ class CandidatePosterior:
         """``sigma_t^2(X_c)``, shape ``(m,)``, clipped at 0 against round-off."""
         return np.maximum(self._var, 0.0)
 
+    def mean_at_observations(self) -> FloatArray | None:
+        """``mu_t(X_t)``, shape ``(t,)``, read off the tracked means in O(t) when every
+        observation is a candidate (``None`` otherwise): :meth:`GPPosterior.mean_at_observations`
+        costs a solve with the ``(t, t)`` factor each call."""
+        observed = self._observed_candidates()
+        return None if observed is None else self._mean[observed]
+
     def lookup(self, x: FloatArray) -> int | None:
         """Index of ``x`` among the candidates (exact match), or ``None``."""
         return self._index.get(np.asarray(x, dtype=float).tobytes())
@@ -564,9 +574,14 @@ def sample_gaussian(
 
     Returns shape ``(n_samples, m)``.
     """
+    n_samples = check_count(n_samples, "n_samples")
+    if np.ndim(mean) != 1 or np.shape(cov) != (np.size(mean), np.size(mean)):
+        raise ValueError(
+            f"cov must have shape (m, m) for mean (m,); got {np.shape(cov)} for {np.shape(mean)}"
+        )
     sym = 0.5 * (cov + cov.T)
     root = psd_root(sym) if factor == "pivoted-cholesky" else _eigh_root(sym)
-    return mean + rng.standard_normal((int(n_samples), root.shape[1])) @ root.T
+    return mean + rng.standard_normal((n_samples, root.shape[1])) @ root.T
 
 
 def draw_joint(mean: FloatArray, cov: FloatArray, n_samples: int, rng: SeedLike) -> FloatArray:
@@ -579,6 +594,8 @@ def psd_root(cov: FloatArray) -> FloatArray:
     """``R (m, r)`` with ``R R^T = cov`` up to rounding, for a symmetric PSD ``cov (m, m)``:
     the pivoted Cholesky factor (LAPACK ``pstrf`` with its default tolerance ``m eps
     max(diag)``) cut at the numerical rank ``r``; the eigen-root if LAPACK reports an error."""
+    if np.ndim(cov) != 2 or np.shape(cov)[0] != np.shape(cov)[1]:
+        raise ValueError(f"cov must be a square matrix (m, m); got shape {np.shape(cov)}")
     L, piv, rank, info = lapack.dpstrf(cov, lower=1)
     if info < 0:
         return _eigh_root(cov)
@@ -596,7 +613,9 @@ def _eigh_root(cov: FloatArray) -> FloatArray:
 def information_gain(kernel: Kernel, X: ArrayLike, noise_var: ArrayLike | float) -> float:
     """Batch ``gamma = 1/2 log det(I + Lam^{-1/2} K Lam^{-1/2})`` for ``X (t, d)`` (by slogdet)."""
     Xa = as_points(X, "X", kernel.input_dim)
-    lam = np.broadcast_to(np.asarray(noise_var, dtype=float), (Xa.shape[0],))
+    lam = np.broadcast_to(numeric_array(noise_var, "noise_var", "positive numbers"), (Xa.shape[0],))
+    if not np.all(np.isfinite(lam) & (lam > 0)):
+        raise ValueError(f"noise_var must be finite positive numbers; got {noise_var!r}")
     s = 1.0 / np.sqrt(lam)
     _, logdet = np.linalg.slogdet(np.eye(Xa.shape[0]) + s[:, None] * kernel(Xa) * s[None, :])
     return 0.5 * float(logdet)

@@ -31,7 +31,7 @@ from functools import partial
 
 import numpy as np
 
-from kernelbandits._validation import FloatArray
+from kernelbandits._validation import FloatArray, check_count
 from kernelbandits.kernels import Kernel
 from kernelbandits.regression.likelihood import (
     HyperPrior,
@@ -119,7 +119,7 @@ class MaximumLikelihood(HyperparameterLearner):
         self, refit_every: RefitEvery = 10, fit_noise: bool = False, n_restarts: int = 2
     ) -> None:
         self.fit_noise = bool(fit_noise)
-        self.n_restarts = int(n_restarts)
+        self.n_restarts = check_count(n_restarts, "n_restarts", 0)
         fit = partial(fit_hyperparameters, fit_noise=self.fit_noise, n_restarts=self.n_restarts)
         super().__init__(fit, refit_every)
 
@@ -135,7 +135,7 @@ class MaximumAPosteriori(HyperparameterLearner):
         if prior is not None and not isinstance(prior, HyperPrior):
             raise ValueError(f"prior must be a HyperPrior; got {type(prior).__name__}")
         self.prior = prior
-        self.n_starts = int(n_starts)
+        self.n_starts = check_count(n_starts, "n_starts", 0)
         super().__init__(partial(fit_map, prior=prior, n_starts=self.n_starts), refit_every)
 
 

@@ -56,6 +56,8 @@ from kernelbandits._validation import (
     as_points,
     check_count,
     check_positive,
+    numeric_array,
+    require_finite,
 )
 from kernelbandits.kernels.multitask import SeparableSum, check_multitask_kernel
 from kernelbandits.regression.gp import (
@@ -603,7 +605,11 @@ def batch_posterior(
     """
     Xa = as_points(X, "X", kernel.input_dim)
     n, t = kernel.n_tasks, Xa.shape[0]
-    Ya = np.asarray(Y, dtype=float).reshape(t, n)
+    Ya = numeric_array(Y, "Y", f"an array of numbers of shape ({t}, {n})")
+    if Ya.size != t * n:
+        raise ValueError(f"Y must have shape ({t}, {n}) (one row per point of X); got {Ya.shape}")
+    Ya = require_finite(Ya.reshape(t, n), "Y")
+    lam = check_positive(lam, "lam")
     Xqa = as_points(Xq, "Xq", Xa.shape[1])
     G = kernel.gram(Xa) + lam * np.eye(n * t)
     Gx = kernel.gram(Xa, Xqa)  # (N, m n)

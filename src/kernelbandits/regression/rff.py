@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 
 from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike, as_generator
-from kernelbandits._validation import FloatArray, as_points
+from kernelbandits._validation import FloatArray, as_points, check_count
 from kernelbandits.kernels.base import Kernel, Scaled
 from kernelbandits.kernels.features import FeatureMap
 from kernelbandits.kernels.stationary import RBF, Matern
@@ -109,7 +109,8 @@ class RandomFourierFeatures(FeatureMap):
                     "RandomFourierFeatures"
                 )
             return kernel.input_dim
-        if int(dim) < 1 or kernel.input_dim not in (None, int(dim)):
+        dim = check_count(dim, "dim")
+        if kernel.input_dim not in (None, dim):
             raise ValueError(
                 f"dim={dim!r} does not match the kernel's input_dim {kernel.input_dim}"
             )

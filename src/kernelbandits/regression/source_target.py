@@ -44,8 +44,9 @@ from numpy.typing import ArrayLike
 from scipy.linalg import cholesky, solve_triangular
 
 from kernelbandits._random import SeedLike
-from kernelbandits._validation import FloatArray, as_points
+from kernelbandits._validation import FloatArray, as_points, check_positive
 from kernelbandits.kernels import Kernel
+from kernelbandits.kernels.base import check_kernel
 from kernelbandits.regression.gp import NOISE_FLOOR, draw_joint
 
 __all__ = ["MIN_SOURCE_NOISE", "FittedSourceTarget", "SourceTargetFit", "SourceTargetGP"]
@@ -87,6 +88,9 @@ class SourceTargetGP:
         noise_var: float,
         candidates: FloatArray | None = None,
     ) -> None:
+        kernel = check_kernel(kernel)
+        X_source = as_points(X_source, "X_source", kernel.input_dim)
+        noise_var = check_positive(noise_var, "noise_var")
         self.kernel, self.Xs, self.noise_var = kernel, X_source, noise_var
         N, d = X_source.shape
         if N:
