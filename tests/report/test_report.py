@@ -28,15 +28,18 @@ def test_report_has_claims_runs_and_every_stored_figure(sweep_dir) -> None:
     md_path, html_path = write_report(sweep_dir)
     md = md_path.read_text(encoding="utf-8")
     page = html_path.read_text(encoding="utf-8")
-    # the claims table: one row per claim; none of their experiments is stored, so all missing
-    assert md.count("| MISSING |") == len(CLAIMS)
-    assert f"{len(CLAIMS)} claims: **0 pass**, **0 fail**, {len(CLAIMS)} missing" in md
+    # below the papers' size, said first; no claim's experiments are stored: one line, no rows
+    banner = "**Not the papers' size.** 2 of the 2 experiments in this store ran below the papers'"
+    assert md.index(banner) < md.index("## Claims")
+    assert "| MISSING |" not in md
+    assert f"None of the {len(CLAIMS)} claims of the papers can be checked" in md
     # figures: the GP-sample figure (its only experiment is stored) and a plain plot of the
-    # test experiment, which no paper figure shows; every other paper figure is "not run"
+    # test experiment, which no paper figure shows; the other paper figures named in one line
     images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
     assert sorted(images) == ["figures/core-gp-sample.png", f"figures/{_specs.SMALL_ID}.png"]
     assert all((md_path.parent / image).is_file() for image in images)
-    assert md.count("Not run: none of its experiments is in the store.") == len(FIGURES) - 1
+    assert f"Not drawn ({len(FIGURES) - 1} paper figures;" in md
+    assert "`multitask-fig1`" in md and "`core-gp-sample`" not in md.split("Not drawn")[1]
     # the HTML embeds the same images and loads nothing from elsewhere
     assert page.count('src="data:image/png;base64,') == 2
     assert not re.search(r'(src|href)="(?!data:)', page)
@@ -46,8 +49,8 @@ def test_report_has_claims_runs_and_every_stored_figure(sweep_dir) -> None:
     assert "| `gp-sample-1d` | 10 | 2 |" in md
     cell = f"{summary.final_regret_mean:.1f}"
     assert any(line.startswith("| GP-UCB | 2 | " + cell) for line in md.splitlines()), cell
-    for heading in PAPERS.values():
-        assert heading in md
+    assert PAPERS["core"] in md  # only papers with a stored experiment get a section
+    assert PAPERS["multitask"] not in md
 
 
 def test_report_follows_the_latest_plan(sweep_dir, tmp_path) -> None:
@@ -102,3 +105,25 @@ def test_a_store_without_plans_reads_the_most_common_horizon_in_spec_order(tmp_p
         assert plan is not None
         assert (plan.horizon, plan.n_seeds, plan.policies) == (8, 2, ("Random", "Greedy"))
         assert [len(v) for v in results.traces(_specs.SMALL_ID).values()] == [2, 2]
+
+
+def test_a_store_of_variants_alone_gets_every_figure_and_table(tmp_path) -> None:
+    """``reproduce tr-gaussian-avg --quick`` then ``report``: the variant is shown (its base is
+    not stored), with its table, under a warning that quick size does not test the claims; a
+    variant stored with its base and the same runs is not shown twice."""
+    run_sweep(["tr-gaussian-avg"], tmp_path, quick=True, backend="serial")
+    md_path, html_path = write_report(tmp_path)
+    md = md_path.read_text(encoding="utf-8")
+    assert "ran at quick size (`--quick`)" in md and "**not expected to" in md
+    assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md) == ["figures/tr-gaussian-avg.png"]
+    assert "A variant of `tr-gaussian` (average regret)." in md
+    with StoredResults(tmp_path) as results:
+        n_policies = len(results.traces("tr-gaussian-avg"))
+    table = md.split("### `tr-gaussian-avg`")[1]
+    assert sum(line.startswith("| ") and " | 2 | " in line for line in table.splitlines()) == (
+        n_policies
+    )
+    run_sweep(["tr-gaussian"], tmp_path, quick=True, backend="serial")
+    md = write_report(tmp_path)[0].read_text(encoding="utf-8")
+    assert "### `tr-gaussian-avg`" not in md  # the paper figure shows the same runs
+    assert "figures/transfer-fig1.png" in md

@@ -9,6 +9,7 @@ Notation: ``n`` seeds, ``T`` rounds; curves are ``(n, T)`` arrays of ``R_t`` or 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from os import PathLike
 from pathlib import Path
@@ -68,7 +69,7 @@ def plot_regret(
 
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    fig = Figure(figsize=(7.6, 4.2), layout="constrained")
     FigureCanvasAgg(fig)  # attach the Agg canvas: no pyplot, no global backend state
     ax = fig.add_subplot()
     for name, runs in traces.items():
@@ -80,9 +81,17 @@ def plot_regret(
         ax.fill_between(t, mean - se, mean + se, color=line.get_color(), alpha=0.2, linewidth=0)
     ax.set_xlabel("round $t$")
     ax.set_ylabel(_YLABEL[metric])
-    ax.set_title(title)
+    ax.set_title(textwrap.fill(title, 60), fontsize="medium")  # long titles wrap, not cut
     ax.grid(alpha=0.3)
     if ax.lines:
-        ax.legend(frameon=False, title="mean ± 1 s.e. over seeds", title_fontsize="small")
+        # beside the axes, not over the curves (a transfer experiment has nine policies)
+        ax.legend(
+            frameon=False,
+            title="mean ± 1 s.e. over seeds",
+            title_fontsize="small",
+            fontsize="small",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+        )
     fig.savefig(out, dpi=120, format="png")
     return out

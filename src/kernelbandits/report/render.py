@@ -6,11 +6,15 @@ experiment the runs of the size last asked for) and writes into ``out_dir/report
 - ``report.md`` with the figures as PNG files in ``figures/``;
 - ``report.html``, one self-contained page (figures embedded), for a browser or an e-mail.
 
-Sections: the claims table (each claim of the four papers checked over the stored runs, with its
-numbers and pass / fail / missing), the runs (size, failures, compute time of each experiment),
-then one section per paper with its figures in the paper's layout and a table of final regrets
-per experiment. Experiments in the store that no paper figure shows (a user's own, say) get a
-plain regret plot in a last section.
+Sections: a warning when experiments ran below the papers' size (quick size is not expected to
+reproduce the claims); the claims table (each claim of the four papers whose experiments are
+stored, checked over the runs, with its numbers and pass / fail; the others counted in one
+line); the runs (size, failures, compute time of each experiment); then one section per paper
+with a stored experiment, its figures in the paper's layout and a table of final regrets per
+experiment. Every other experiment in the store (a user's own, a variant such as
+``tr-gaussian-avg`` stored without its base, or one with runs of its own such as ``-qiskit``)
+gets a regret plot and a table in a last section; the paper figures with nothing stored are
+named in one line.
 """
 
 from __future__ import annotations
@@ -68,9 +72,59 @@ def _machine() -> str:
     )
 
 
+def _size(results: StoredResults, experiment: str) -> str:
+    """``"full"`` (the paper's size), ``"quick"`` (``--quick``), ``"smaller"`` (fewer rounds or
+    seeds than the paper, e.g. ``--seeds 2``), or ``""`` (not registered, or larger)."""
+    plan = results.plan(experiment)
+    assert plan is not None
+    try:
+        spec = registry.get(experiment)
+    except ValueError:
+        return ""
+    size = (plan.horizon, plan.n_seeds)
+    if size == spec.size(False):
+        return "full"
+    if size == spec.size(True):
+        return "quick"
+    return "smaller" if plan.horizon < spec.horizon or plan.n_seeds < spec.n_seeds else ""
+
+
+def _size_banner(results: StoredResults) -> list[Block]:
+    """A warning at the top when experiments ran below the papers' size (none otherwise)."""
+    experiments = results.experiments()
+    small = [e for e in experiments if _size(results, e) in ("quick", "smaller")]
+    if not small:
+        return []
+    quick = (
+        "at quick size (`--quick`)"
+        if all(_size(results, e) == "quick" for e in small)
+        else ("below the papers' size (fewer rounds or seeds)")
+    )
+    return [
+        Paragraph(
+            f"**Not the papers' size.** {len(small)} of the {len(experiments)} experiments in "
+            f"this store ran {quick}. That checks that everything runs; it is **not expected to "
+            "reproduce the papers' claims**, and a claim that fails below says nothing about the "
+            "algorithm at the paper's size. `kernelbandits reproduce all` runs the papers' sizes."
+        )
+    ]
+
+
 def _claims_section(results: StoredResults, claims: Sequence[Claim]) -> list[Block]:
-    checked = check_claims(results, claims)
-    counts = {s: sum(v.status == s for _, v in checked) for s in ("pass", "fail", "missing")}
+    """The claims whose experiments are stored, checked; the others in one line."""
+    everything = check_claims(results, claims)
+    checked = [(c, v) for c, v in everything if v.status != "missing"]
+    missing = len(everything) - len(checked)
+    heading = Heading("Claims of the papers, checked", 2, "claims")
+    if not checked:
+        return [
+            heading,
+            Paragraph(
+                f"None of the {len(everything)} claims of the papers can be checked: their "
+                "experiments are not in the store."
+            ),
+        ]
+    counts = {s: sum(v.status == s for _, v in checked) for s in ("pass", "fail")}
     rows, classes = [], []
     for claim, verdict in checked:
         rows.append(
@@ -79,13 +133,18 @@ def _claims_section(results: StoredResults, claims: Sequence[Claim]) -> list[Blo
              f"{verdict.evidence}. Note: {claim.note}" if claim.note else verdict.evidence)
         )  # fmt: skip
         classes.append(verdict.status)
+    not_checked = (
+        f"; {missing} more cannot be checked (their experiments are not in the store)"
+        if missing
+        else ""
+    )
     return [
-        Heading("Claims of the papers, checked", 2, "claims"),
+        heading,
         Paragraph(
-            f"{len(checked)} claims: **{counts['pass']} pass**, **{counts['fail']} fail**, "
-            f"{counts['missing']} missing (their experiments are not in the store). Each claim is "
-            "a check over the stored runs; the evidence column gives the numbers it rests on. A "
-            "failed claim is a result: the paper's statement did not reproduce at this size."
+            f"{len(checked)} claims checked: **{counts['pass']} pass**, **{counts['fail']} fail**"
+            f"{not_checked}. Each claim is a check over the stored runs; the evidence column gives "
+            "the numbers it rests on. A failed claim is a result: the paper's statement did not "
+            "reproduce at this size."
         ),
         Table(("paper", "claim", "where", "verdict", "evidence"), tuple(rows), tuple(classes)),
     ]
@@ -101,13 +160,7 @@ def _runs_section(results: StoredResults) -> list[Block]:
         n_ok = sum(len(v) for v in traces.values())
         seconds = results.wall_time(experiment)
         total += seconds
-        size = ""
-        try:
-            spec = registry.get(experiment)
-            size = "quick" if spec.size(True) == (plan.horizon, plan.n_seeds) else ""
-            size = "full" if spec.size(False) == (plan.horizon, plan.n_seeds) else size
-        except ValueError:
-            pass
+        size = _size(results, experiment)
         rows.append(
             (f"`{experiment}`", str(plan.horizon), str(plan.n_seeds), size, str(n_ok),
              str(results.n_failed(experiment)), f"{seconds:.1f}")
@@ -115,9 +168,10 @@ def _runs_section(results: StoredResults) -> list[Block]:
     return [
         Heading("Runs", 2, "runs"),
         Paragraph(
-            f"{len(rows)} experiments in the store; summed run time {total / 60:.1f} min "
-            "(wall time of each run, added over runs: the compute a sweep needs). 'quick' is the "
-            "CI-size variant (`--quick`), 'full' the paper's size."
+            f"{len(rows)} experiment{'s' if len(rows) != 1 else ''} in the store; summed run time {total / 60:.1f} min "
+            "(wall time of each run, added over runs: the compute a sweep needs). 'full' is the "
+            "paper's size, 'quick' the CI-size variant (`--quick`), 'smaller' fewer rounds or "
+            "seeds than the paper."
         ),
         Table(
             ("experiment", "T", "seeds", "size", "runs ok", "failed", "run time (s)"), tuple(rows)
@@ -139,9 +193,8 @@ def _experiment_table(results: StoredResults, experiment: str) -> Table:
 
 def _figure_blocks(figure: PaperFigure, results: StoredResults, figures_dir: Path) -> list[Block]:
     path = draw_figure(figure, results, figures_dir / f"{figure.id}.png")
+    assert path is not None, "drawn only when one of its experiments is stored"
     blocks: list[Block] = [Heading(f"{figure.title}", 3, figure.id)]
-    if path is None:
-        return [*blocks, Paragraph("Not run: none of its experiments is in the store.")]
     caption = f"{figure.reference}. {figure.caption}".strip()
     blocks.append(Image(path, figure.title, caption))
     shown = dict.fromkeys(p.experiment for p in figure.panels)
@@ -154,22 +207,50 @@ def _figure_blocks(figure: PaperFigure, results: StoredResults, figures_dir: Pat
     return blocks
 
 
-def _other_experiments(results: StoredResults, figures_dir: Path) -> list[Block]:
-    covered = {p.experiment for f in FIGURES for p in f.panels}
+def _same_runs(results: StoredResults, a: str, b: str) -> bool:
+    """Whether experiments ``a`` and ``b`` hold the same runs (policies, seeds, regret)."""
+    ta, tb = results.traces(a), results.traces(b)
+    return ta.keys() == tb.keys() and all(
+        len(ta[p]) == len(tb[p])
+        and all(
+            x.seed == y.seed and np.array_equal(x.regret, y.regret)
+            for x, y in zip(ta[p], tb[p], strict=True)
+        )
+        for p in ta
+    )
+
+
+def _has_runs(figure: PaperFigure, results: StoredResults) -> bool:
+    return any(results.traces(panel.experiment) for panel in figure.panels)
+
+
+def _other_experiments(
+    results: StoredResults, figures_dir: Path, figures: Sequence[PaperFigure]
+) -> list[Block]:
+    """A plain regret plot and table of every stored experiment that no drawn paper figure
+    shows: a user's own, a variant whose base is not stored (``tr-gaussian-avg`` alone), or a
+    variant with runs of its own (``-qiskit``). A variant is left out only when its base is
+    shown with the very same runs."""
+    shown = {p.experiment for f in figures if _has_runs(f, results) for p in f.panels}
     blocks: list[Block] = []
     for experiment in results.experiments():
-        if experiment in covered:
+        if experiment in shown:
             continue
+        plan = results.plan(experiment)
+        assert plan is not None
+        about = f"T = {plan.horizon}, {plan.n_seeds} seeds."
         try:
             spec = registry.get(experiment)
             metric, title = spec.metric, spec.title
         except ValueError:
             metric, title = "cumulative", experiment
         else:
-            if spec.variant_of in covered:  # the same runs as an experiment already shown
+            base = spec.variant_of
+            if base in shown and _same_runs(results, experiment, base):
                 continue
-        plan = results.plan(experiment)
-        assert plan is not None
+            about = f"{spec.title} ({spec.reference}). " + about
+            if base:
+                about += f" A variant of `{base}` ({metric} regret)."
         path = plot_regret(
             results.traces(experiment),
             figures_dir / f"{experiment}.png",
@@ -178,6 +259,7 @@ def _other_experiments(results: StoredResults, figures_dir: Path) -> list[Block]
         )
         blocks += [
             Heading(f"`{experiment}`", 3, experiment),
+            Paragraph(about),
             Image(path, experiment),
             _experiment_table(results, experiment),
         ]
@@ -206,16 +288,24 @@ def build_report(
     ]
     if note:
         blocks.append(Paragraph(note))
+    blocks += _size_banner(results)
     blocks += _claims_section(results, claims)
     blocks += _runs_section(results)
     for paper, heading in PAPERS.items():
-        mine = [f for f in figures if f.paper == paper]
-        if not mine:
-            continue
-        blocks.append(Heading(heading, 2, paper))
+        mine = [f for f in figures if f.paper == paper and _has_runs(f, results)]
+        if mine:
+            blocks.append(Heading(heading, 2, paper))
         for figure in mine:
             blocks += _figure_blocks(figure, results, figures_dir)
-    blocks += _other_experiments(results, figures_dir)
+    blocks += _other_experiments(results, figures_dir, figures)
+    absent = [f"`{f.id}`" for f in figures if not _has_runs(f, results)]
+    if absent:
+        blocks.append(
+            Paragraph(
+                f"Not drawn ({len(absent)} paper figures; none of their experiments is in the "
+                f"store): {', '.join(absent)}."
+            )
+        )
     return blocks
 
 
