@@ -61,6 +61,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kernelbandits.experiments.progress import ProgressLines
+
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
@@ -357,8 +359,11 @@ def main(argv: list[str] | None = None) -> None:
     records: list[dict[str, Any]] = []
     started = time.perf_counter()
     partial = args.output.with_name(args.output.stem + ".partial.json")
-    for cfg in grid(args):
-        print(f"[{time.perf_counter() - started:6.0f} s] {cfg.label}", file=sys.stderr, flush=True)
+    configs = list(grid(args))
+    # a line per cell (cells take minutes), with cells done / total and an ETA, on stderr
+    cells = ProgressLines("make bench", len(configs), unit="cells", interval=1e-9)
+    for i, cfg in enumerate(configs):
+        cells.update(i, note=f"next: {cfg.label}")
         records.append(
             runner.run_config(
                 cfg,
@@ -369,6 +374,7 @@ def main(argv: list[str] | None = None) -> None:
             )
         )
         partial.write_text(json.dumps({"command": command, "records": records}, indent=1))
+    cells.update(len(configs))
     if args.memory:
         for rec in records:
             cfg = rec["config"]

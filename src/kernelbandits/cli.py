@@ -18,20 +18,26 @@ run; run again, it does only the missing and the failed runs.
 
 Exit codes: 0 success; 1 a runtime failure (some runs failed, recorded in the store and shown in
 the output; a damaged store; a path that cannot be written; an unreachable scheduler); 2 a usage
-error (bad arguments, an unknown experiment id, an output path that is a file). Every failure is
-one line on stderr naming the file or option; ``--debug`` (before the command) shows the
-traceback instead. Progress goes to stderr; with ``--json`` stdout holds only the JSON summary.
+error (bad arguments, an unknown experiment id, an output path that is a file, a missing or empty
+store to report on). Every failure is one line on stderr naming the file or option and saying what
+to do; ``--debug`` (before or after the command) shows the traceback instead. A rejected command
+changes nothing: every argument and path is checked before the first write. Progress goes to
+stderr; with ``--json`` stdout holds only the JSON summary.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
+
+from kernelbandits.experiments.progress import ProgressLines, format_duration
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,55 +46,104 @@ if TYPE_CHECKING:
     from kernelbandits.experiments.sweep import Backend, SweepProgress, SweepResult
 
 DEFAULT_OUT = Path("kb-results")
+STORE_NAME = "results.sqlite"
+
+# Upper bounds of the numeric options: far above any real sweep, low enough that a typo (an extra
+# zero or three) is refused at once instead of planning billions of runs, allocating rounds
+# without end, starting a worker per run, or overflowing the store's 64-bit integers.
+MAX_SEEDS = 1_000_000
+MAX_HORIZON = 10_000_000
+MAX_WORKERS = 1024
+
+# ``[scheme://]host:port``: what a Dask client connects to (``tcp://10.0.0.5:8786``,
+# ``localhost:8786``, ``tls://[::1]:8786``).
+_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+):(\d{1,5})")
 
 
 class UsageError(Exception):
     """A user error reported on stderr with exit code 2."""
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line that says where the help is."""
+
+    def error(self, message: str) -> NoReturn:
+        """``PROG: error: MESSAGE (see PROG --help)`` on stderr, exit code 2 (argparse prints a
+        usage block first, which buries the one line that matters)."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _bounded_int(maximum: int) -> Callable[[str], int]:
+    """An argparse ``type``: an integer from 1 to ``maximum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if not 1 <= value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"expected an integer from 1 to {maximum}, got {text!r}"
+            )
+        return value
+
+    return parse
+
+
+def _path(text: str) -> Path:
+    """An argparse ``type``: a path; an empty one is refused (it would silently mean ``.``)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a path, got {text!r}")
+    return Path(text)
+
+
+def _address(text: str) -> str:
+    """An argparse ``type``: the address of a Dask scheduler, ``[scheme://]host:port``."""
+    match = _ADDRESS.fullmatch(text)
+    if match is None or not 1 <= int(match.group(1)) <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"expected a Dask scheduler address such as tcp://host:8786, got {text!r}"
+        )
+    return text
 
 
 def _add_run_options(p: argparse.ArgumentParser, horizon_help: str, dask: bool = False) -> None:
-    p.add_argument("--seeds", type=_positive_int, help="number of seeds (0..N-1)")
-    p.add_argument("--horizon", type=_positive_int, help=horizon_help)
+    p.add_argument("--seeds", type=_bounded_int(MAX_SEEDS), help="number of seeds (0..N-1)")
+    p.add_argument("--horizon", type=_bounded_int(MAX_HORIZON), help=horizon_help)
     p.add_argument(
         "--out",
-        type=Path,
+        type=_path,
         help=f"output directory of the store and plots (default ./{DEFAULT_OUT})",
     )
     where = p.add_mutually_exclusive_group() if dask else p
     where.add_argument(
-        "--jobs", type=_positive_int, help="local worker processes (default: CPU count; 1: serial)"
+        "--jobs",
+        type=_bounded_int(MAX_WORKERS),
+        help="local worker processes (default: CPU count; 1: serial)",
     )
     if dask:
         where.add_argument(
             "--workers",
-            type=_positive_int,
+            type=_bounded_int(MAX_WORKERS),
             help="start a Dask LocalCluster with N single-threaded workers (extra 'dask')",
         )
         where.add_argument(
             "--scheduler",
+            type=_address,
             metavar="ADDRESS",
             help="run on an existing Dask cluster, e.g. tcp://host:8786 (extra 'dask')",
         )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    """The parser of every command. A missing command is not an argparse error here: :func:`main`
+    reports it (and unknown options) with the command's own help."""
+    parser = _Parser(
         prog="kernelbandits", description="Kernelized bandits: run and reproduce experiments."
     )
-    parser.add_argument(
-        "--debug", action="store_true", help="show the Python traceback of a failure"
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    debug_help = "show the Python traceback of a failure"
+    parser.add_argument("--debug", action="store_true", help=debug_help)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = sub.add_parser("demo", help="run GP-UCB, GP-EI and BKB on 1-D GP samples and plot")
     _add_run_options(demo, "rounds per run (default 200)")
     listing = sub.add_parser(
@@ -123,11 +178,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "out",
         nargs="?",
-        type=Path,
+        type=_path,
         default=DEFAULT_OUT,
         help=f"sweep directory (default ./{DEFAULT_OUT})",
     )
-    report.add_argument("--to", type=Path, help="report directory (default OUT/report)")
+    report.add_argument("--to", type=_path, help="report directory (default OUT/report)")
     report.add_argument(
         "--note",
         default="",
@@ -137,11 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "out",
         nargs="?",
-        type=Path,
+        type=_path,
         default=DEFAULT_OUT,
         help=f"sweep directory (default ./{DEFAULT_OUT})",
     )
-    export.add_argument("--to", type=Path, required=True, help="file ending in .csv or .parquet")
+    export.add_argument("--to", type=_path, required=True, help="file ending in .csv or .parquet")
     export.add_argument(
         "--table",
         choices=("rounds", "runs"),
@@ -149,6 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="one row per round of every run (default) or one row per run",
     )
     export.add_argument("--experiment", help="only this experiment")
+    for command in sub.choices.values():  # --debug after the command works too
+        command.add_argument(
+            "--debug", action="store_true", default=argparse.SUPPRESS, help=debug_help
+        )
     return parser
 
 
@@ -201,13 +260,21 @@ def _expand_ids(ids: Sequence[str], estimator: str) -> list[str]:
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             if estimator == "qiskit":
+                from kernelbandits.experiments import all_specs
                 from kernelbandits.experiments.catalog.quantum import qiskit_variant
 
                 try:
                     name = qiskit_variant(name)
                 except ValueError as exc:
                     if spec_id != "all":
-                        raise UsageError(str(exc)) from None
+                        have = ", ".join(
+                            s.id.removesuffix("-qiskit")
+                            for s in all_specs()
+                            if s.id.endswith("-qiskit")
+                        )
+                        raise UsageError(
+                            f"--estimator qiskit: {exc}; the experiments that have one: {have}"
+                        ) from None
             if name not in expanded:
                 expanded.append(name)
     return expanded
@@ -260,14 +327,23 @@ def _run(args: argparse.Namespace, ids: list[str], quick: bool, as_json: bool) -
                 TimeElapsedColumn(),
                 TextColumn("ETA {task.fields[eta]}"),
             )
-            bar = Progress(
-                "{task.description}", *columns, console=Console(stderr=True), transient=True
+            err = Console(stderr=True)
+            bar = Progress(  # off a terminal it would only print an empty line on stderr
+                "{task.description}",
+                *columns,
+                console=err,
+                transient=True,
+                disable=not err.is_terminal,
             )
             label = ids[0] if len(ids) == 1 else f"{len(ids)} experiments"
             task = bar.add_task(f"{label}: runs", total=None, failed=0, eta="?")
+            # piped, in CI, under nohup: a line every few seconds instead of the bar
+            lines = None if err.is_terminal else ProgressLines(f"{args.command} {label}", 0)
 
             def progress(state: SweepProgress) -> None:
                 eta = state.eta()
+                if lines is not None:
+                    lines.update(state.done, state.failed, eta, total=state.total)
                 bar.update(
                     task,
                     completed=state.done,
@@ -278,6 +354,8 @@ def _run(args: argparse.Namespace, ids: list[str], quick: bool, as_json: bool) -
 
             with bar:
                 result = _sweep(args, ids, quick, progress)
+            if lines is not None and lines.lines:  # the job outlived one interval: say it ended
+                lines.finish()
     except ImportError as exc:  # an optional extra is missing (e.g. dask)
         raise UsageError(str(exc)) from None
     if as_json:
@@ -329,19 +407,39 @@ def _print_sweep(console: Console, result: SweepResult) -> None:
     )
 
 
-def _duration(seconds: float) -> str:
-    whole = max(0, round(seconds))
-    h, rest = divmod(whole, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+_duration = format_duration
+
+
+def _check_store(out: Path, experiment: str | None = None) -> None:
+    """The store that ``report`` or ``export`` reads from ``out``: a usage error unless it is a
+    results store holding runs (of ``experiment``, if given). A damaged file raises
+    :class:`~kernelbandits.experiments.store.StoreError` (a runtime failure). Nothing is written:
+    an empty file is refused before SQLite would make a store of it."""
+    from kernelbandits.experiments.store import ResultsStore
+
+    store = out / STORE_NAME
+    make = f"run `kernelbandits reproduce ... --out {out}` first, or give the OUT of a sweep"
+    if not store.exists():
+        raise UsageError(f"no results store at {store}: {make}")
+    if not store.is_file():
+        raise UsageError(f"{store} is not a file, so not a results store: move it away")
+    if store.stat().st_size == 0:
+        raise UsageError(f"{store} is an empty file, not a results store: {make}")
+    with ResultsStore(store) as opened:
+        stored = sorted({record.experiment for record in opened.runs()})
+    if not stored:
+        raise UsageError(f"the results store {store} holds no runs yet: {make}")
+    if experiment is not None and experiment not in stored:
+        raise UsageError(
+            f"--experiment {experiment!r}: the store {store} has no runs of it; "
+            f"choose one of: {', '.join(stored)}"
+        )
 
 
 def _report(args: argparse.Namespace) -> int:
     from kernelbandits.report import write_report
 
-    store = args.out / "results.sqlite"
-    if not store.exists():
-        raise UsageError(f"no results store at {store}: run `kernelbandits reproduce` first")
+    _check_store(args.out)
     paths = write_report(args.out, args.to, note=args.note)
     for path in paths:
         print(f"wrote {path}")
@@ -351,11 +449,10 @@ def _report(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from kernelbandits.experiments.tables import export
 
-    if not (args.out / "results.sqlite").exists():
-        raise UsageError(f"no results store at {args.out / 'results.sqlite'}")
+    _check_store(args.out, args.experiment)
     try:
         path = export(args.out, args.to, table=args.table, experiment=args.experiment)
-    except (ValueError, ImportError) as exc:
+    except (ValueError, ImportError) as exc:  # e.g. Parquet without pyarrow
         raise UsageError(str(exc)) from None
     print(f"wrote {path}")
     return 0
@@ -411,37 +508,100 @@ def _check_paths(args: argparse.Namespace) -> None:
     """The output locations a command will write to, checked before any work starts."""
     if args.command in ("demo", "reproduce", "run"):
         _check_directory(args.out, "--out")
+        store = (args.out if args.out is not None else DEFAULT_OUT) / STORE_NAME
+        if store.exists() and not store.is_file():
+            raise UsageError(f"{store} is not a file, so not a results store: move it away")
     if args.command in ("report", "export"):
         _check_directory(args.out, "OUT")
     if args.command == "report":
         _check_directory(args.to, "--to")
-    if args.command == "export" and args.to.is_dir():
-        raise UsageError(f"--to {args.to} is a directory: give a file ending in .csv or .parquet")
+    if args.command == "export":
+        if args.to.is_dir():
+            raise UsageError(
+                f"--to {args.to} is a directory: give a file ending in .csv or .parquet"
+            )
+        if args.to.suffix.lower() not in (".csv", ".parquet"):
+            raise UsageError(f"--to {args.to}: give a file ending in .csv or .parquet")
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported (found without importing it)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing, or a broken entry
+        return False
+
+
+def _check_extras(args: argparse.Namespace) -> None:
+    """The optional dependencies the options ask for, checked before any work starts."""
+    needs: list[tuple[str, tuple[str, ...], str]] = []  # (the option, its modules, the extra)
+    for option in ("workers", "scheduler"):
+        if getattr(args, option, None):
+            needs.append((f"--{option}", ("dask.distributed",), "dask"))
+    if getattr(args, "estimator", None) == "qiskit":
+        needs.append(
+            ("--estimator qiskit", ("qiskit", "qiskit_aer", "qiskit_algorithms"), "quantum")
+        )
+    if args.command == "export" and args.to.suffix.lower() == ".parquet":
+        needs.append((f"--to {args.to}", ("pyarrow",), "tables"))
+    for option, modules, extra in needs:
+        missing = [module for module in modules if not _installed(module)]
+        if missing:
+            raise UsageError(
+                f"{option} needs {', '.join(missing)}: pip install 'kernelbandits[{extra}]'"
+            )
 
 
 def _failure(exc: BaseException) -> str:
     """One line saying what failed and what to do."""
     if isinstance(exc, PermissionError):
         return f"cannot write {exc.filename or exc}: permission denied; choose another location"
-    if isinstance(exc, FileExistsError | NotADirectoryError):
-        return f"{exc.filename} is a file, not a directory: choose another output location"
+    if isinstance(exc, FileExistsError | NotADirectoryError) and exc.filename:
+        wanted = Path(exc.filename)
+        # the file in the way: the path itself, or the nearest of its parents that exists
+        blocker = next((p for p in (wanted, *wanted.parents) if p.exists()), wanted)
+        where = "" if blocker == wanted else f"cannot create {wanted}: "
+        return f"{where}{blocker} is a file, not a directory: choose another output location"
     if isinstance(exc, OSError) and exc.filename:
-        return f"{exc.filename}: {exc.strerror or exc}"
+        return f"{exc.filename}: {exc.strerror or exc}; check the path, or choose another location"
     message = " ".join(str(exc).split()) or type(exc).__name__
     return (
         message if isinstance(exc, OSError | RuntimeError) else f"{type(exc).__name__}: {message}"
     )
 
 
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Command name -> its parser (``run`` and ``reproduce`` each have one)."""
+    return next(
+        action.choices
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """The parsed arguments; ``SystemExit`` (argparse's) on a usage error, reported by the
+    command's own parser so that the message points at the right ``--help``."""
+    args, extras = parser.parse_known_args(argv)
+    commands = _commands(parser)
+    where = parser if args.command is None else commands[args.command]
+    if extras:
+        where.error(f"unrecognized arguments: {' '.join(extras)}")
+    if args.command is None:
+        parser.error(f"missing COMMAND: choose one of {', '.join(commands)}")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kernelbandits`` command; returns the exit code."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
     except SystemExit as exc:  # argparse printed the usage error (or the help) already
         return int(exc.code) if isinstance(exc.code, int) else 2
     try:
         _check_paths(args)
+        _check_extras(args)
         return _command(args)
     except UsageError as exc:
         print(f"kernelbandits: error: {exc}", file=sys.stderr)

@@ -563,6 +563,9 @@ def run_sweep(
         raise ValueError(f"lease_seconds must be a number > 0; got {lease_seconds!r}")
     specs = resolve_specs(experiments, backend)
     sizes = plan_runs(specs, quick, n_seeds, horizon)
+    if scheduler is not None:  # an unreachable scheduler fails before the store is created
+        client, _ = _dask_client(None, scheduler)
+        client.close()  # type: ignore[attr-defined]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     by_id = {s.id: s for s in specs}
