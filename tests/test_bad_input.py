@@ -7,7 +7,7 @@ one-line message naming the argument and what is allowed, and, for a method, an 
 behaves afterwards exactly like an untouched twin (same next ask, same number of observations).
 The tables of the command line, the campaign and search spaces, the Optuna samplers and the
 results store are in ``test_cli_bad_input.py``, ``test_bad_input_space_campaign.py``,
-``integrations/optuna/test_bad_input.py`` and ``experiments/test_bad_input_store.py``.
+``integrations/optuna/test_optuna_bad_input.py`` and ``experiments/test_bad_input_store.py``.
 """
 
 from __future__ import annotations

@@ -67,8 +67,9 @@ def as_point(x: ArrayLike, dim: int, name: str = "x") -> FloatArray:
 
 def as_real(value: object, name: str, what: str = "a number") -> float:
     """``float(value)`` for a real number; a ``ValueError`` naming ``name`` and ``what`` is
-    allowed for anything else: strings are refused, not coerced ("2" is not 2)."""
-    if isinstance(value, str | bytes) or np.asarray(value).dtype.kind in "US":
+    allowed for anything else: strings and booleans are refused, not coerced ("2" is not 2 and
+    True is not 1)."""
+    if isinstance(value, str | bytes | bool | np.bool_) or np.asarray(value).dtype.kind in "USb":
         raise ValueError(f"{name} must be {what}; got {value!r} ({type(value).__name__})")
     try:
         return float(value)  # type: ignore[arg-type]

@@ -41,7 +41,7 @@ import functools
 import hashlib
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -51,7 +51,13 @@ from scipy.optimize import minimize_scalar
 from threadpoolctl import threadpool_limits
 
 from kernelbandits._deprecation import renamed_parameters
-from kernelbandits._validation import FloatArray, as_finite_scalar, check_positive
+from kernelbandits._validation import (
+    FloatArray,
+    as_finite_scalar,
+    check_count,
+    check_positive,
+    numeric_array,
+)
 from kernelbandits.acquisition import BoxOptimizer
 from kernelbandits.domains import Domain
 from kernelbandits.kernels import Kernel, Matern
@@ -90,6 +96,23 @@ def _beta(beta: float | str, noise_var: float) -> BetaSchedule | float:
             raise ValueError(f"beta must be a positive number or 'theory'; got {beta!r}")
         return IGPUCBBeta(noise_std=math.sqrt(noise_var))
     return check_positive(beta, "beta")
+
+
+def _check_space(space: object) -> SearchSpace:
+    if not isinstance(space, SearchSpace):
+        raise ValueError(f"space must be a SearchSpace; got {space!r} ({type(space).__name__})")
+    return space
+
+
+def _check_seed(seed: object, name: str = "seed") -> int:
+    """``seed`` as an int if it is an integer >= 0: a campaign derives every draw from it and
+    from its trials, so a Generator (whose state moves) is refused as well."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(
+            f"{name} must be an integer >= 0 (the campaign is a pure function of it and of its "
+            f"trials); got {seed!r} ({type(seed).__name__})"
+        )
+    return int(seed)
 
 
 def _check_domain(space: SearchSpace, domain: Domain) -> None:
@@ -153,12 +176,20 @@ def gp(
     (2048 Sobol points, the 5 best observed points and 64 local candidates around each, 8
     L-BFGS-B runs with the analytic gradient), projected onto the values ``space`` can take.
     """
+    _check_space(space)
     check_positive(lengthscale, "lengthscale")
     check_positive(noise_var, "noise_var")
     if acquisition not in _ACQUISITIONS:
         raise ValueError(f"acquisition must be one of {_ACQUISITIONS}; got {acquisition!r}")
     if hyperparameters not in ("fixed", "map"):
         raise ValueError(f"hyperparameters must be 'fixed' or 'map'; got {hyperparameters!r}")
+    if not isinstance(output_warping, bool | np.bool_):
+        raise ValueError(
+            f"output_warping must be True or False; got {output_warping!r} "
+            f"({type(output_warping).__name__})"
+        )
+    if prior is not None and not isinstance(prior, HyperPrior):
+        raise ValueError(f"prior must be a HyperPrior or None; got {type(prior).__name__}")
     width = _beta(beta, noise_var)
     factory = _GPFactory(
         space,
@@ -396,6 +427,7 @@ def bkb(
     as :func:`gp` does (:func:`map_fit`, an exact-GP fit on the geometric schedule, O(n^3)
     per fit); ``"fixed"`` keeps the isotropic ``lengthscale`` and ``noise_var``.
     """
+    _check_space(space)
     check_positive(lengthscale, "lengthscale")
     check_positive(noise_var, "noise_var")
     check_positive(qbar, "qbar")
@@ -503,7 +535,7 @@ def standardize(values: Sequence[float] | ArrayLike) -> tuple[FloatArray, float,
     the deviations could exceed the largest double, ~1.8e308) or below ``1e-100``, the values are
     divided by it first (scale, then sum) and the moments scaled back; in between, the direct
     formula (bit for bit what it always was). ``ValueError`` for a value that is not finite."""
-    y = np.asarray(values, dtype=float).reshape(-1)
+    y = numeric_array(values, "values", "a vector of numbers").reshape(-1)
     if y.size == 0:
         return y, 0.0, 1.0
     if not np.all(np.isfinite(y)):
@@ -521,6 +553,8 @@ def standardize(values: Sequence[float] | ArrayLike) -> tuple[FloatArray, float,
 
 def policy_seed(seed: int, n_trials: int) -> int:
     """The seed given to the policy rebuilt for the ask that follows ``n_trials`` trials."""
+    seed = _check_seed(seed)
+    n_trials = check_count(n_trials, "n_trials", minimum=0)
     return int(np.random.SeedSequence([seed, n_trials, 1]).generate_state(1)[0])
 
 
@@ -594,25 +628,22 @@ class Campaign:
         n_init: int = 5,
         pending: Literal["hallucinate", "refuse"] = "hallucinate",
     ) -> None:
-        if not isinstance(space, SearchSpace):
-            raise ValueError(f"space must be a SearchSpace; got {type(space).__name__}")
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+        _check_space(space)
+        seed = _check_seed(seed)
         if direction not in ("maximize", "minimize"):
             raise ValueError(f"direction must be 'maximize' or 'minimize'; got {direction!r}")
-        if isinstance(n_init, bool) or not isinstance(n_init, int | np.integer):
-            raise ValueError(f"n_init must be a non-negative integer; got {n_init!r}")
-        if n_init < 0:
-            raise ValueError(f"n_init must be a non-negative integer; got {n_init!r}")
+        n_init = check_count(n_init, "n_init", minimum=0)
         if pending not in ("hallucinate", "refuse"):
             raise ValueError(f"pending must be 'hallucinate' or 'refuse'; got {pending!r}")
         if policy is not None and not callable(policy):
-            raise ValueError("policy must be a callable (domain, seed) -> Policy, or None")
+            raise ValueError(
+                f"policy must be a callable (domain, seed) -> Policy, or None; got {policy!r}"
+            )
         self.space = space
         self.policy_factory: PolicyFactory = gp(space) if policy is None else policy
-        self.seed = int(seed)
+        self.seed = seed
         self.direction = direction
-        self.n_init = int(n_init)
+        self.n_init = n_init
         self.pending_mode = pending
         self._records: list[_Record] = []
 
@@ -651,7 +682,16 @@ class Campaign:
         for r in self._records:
             if r.number == number:
                 return r
-        raise ValueError(f"unknown trial number {number}")
+        numbers = [r.number for r in self._records]
+        if not numbers:
+            known = "it has none yet"
+        elif numbers == list(range(numbers[0], numbers[-1] + 1)):
+            known = f"trial numbers {numbers[0]}..{numbers[-1]}"
+        else:
+            known = f"trial numbers {numbers}"
+        raise ValueError(
+            f"unknown trial number {number}: trial must be one of this campaign's trials ({known})"
+        )
 
     def _check_value(self, value: float) -> float:
         try:
@@ -687,7 +727,10 @@ class Campaign:
             raise ValueError(f"trial must be a Trial or a trial number; got {trial!r}")
         record = self._find(int(number))
         if record.value is not None:
-            raise ValueError(f"trial {number} is already completed (value {record.value})")
+            raise ValueError(
+                f"trial {number} is already completed (value {record.value}): only a pending "
+                "trial can be told"
+            )
         if isinstance(trial, Trial) and trial.params != record.params:
             raise ValueError(
                 f"trial {number} was asked with params {record.params}, not {trial.params}"
@@ -713,6 +756,11 @@ class Campaign:
         """Restore a campaign from its trials (completed or pending); ``options`` as in
         :class:`Campaign`. Trial numbers must be distinct non-negative integers."""
         campaign = cls(space, policy, **options)
+        if isinstance(trials, str | bytes) or not isinstance(trials, Iterable):
+            raise ValueError(
+                f"trials must be a sequence of Trial objects; got {trials!r} "
+                f"({type(trials).__name__})"
+            )
         records: list[_Record] = []
         seen: set[int] = set()
         for t in trials:

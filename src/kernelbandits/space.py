@@ -28,14 +28,15 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kernelbandits._validation import FloatArray
+from kernelbandits._random import check_generator
+from kernelbandits._validation import FloatArray, check_count, numeric_array, require_finite
 from kernelbandits.domains import Box
 
 __all__ = ["Categorical", "Float", "Int", "Param", "SearchSpace"]
@@ -101,32 +102,44 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+def _shown(value: Any) -> str:
+    """``value`` and its type, for a message: ``'0.5' (str)``."""
+    return f"{value!r} ({type(value).__name__})"
+
+
 def _check_param(p: Any) -> None:
     if not isinstance(p, Float | Int | Categorical):
-        raise ValueError(f"parameters must be Float, Int or Categorical; got {p!r}")
+        raise ValueError(f"params must be Float, Int or Categorical objects; got {_shown(p)}")
     if not isinstance(p.name, str) or not p.name:
-        raise ValueError(f"parameter names must be non-empty strings; got {p.name!r}")
+        raise ValueError(f"parameter names must be non-empty strings; got {_shown(p.name)}")
     if isinstance(p, Categorical):
         if len(p.choices) == 0:
-            raise ValueError(f"parameter {p.name!r}: choices must not be empty")
+            raise ValueError(
+                f"parameter {p.name!r}: choices must be a non-empty sequence of distinct values; "
+                "got ()"
+            )
         for i, a in enumerate(p.choices):
             for b in p.choices[i + 1 :]:
                 if _same(a, b):
-                    raise ValueError(f"parameter {p.name!r}: duplicate choice {a!r}")
+                    raise ValueError(
+                        f"parameter {p.name!r}: choices must be distinct; {a!r} appears twice"
+                    )
         return
+    if not isinstance(p.log, bool | np.bool_):
+        raise ValueError(f"parameter {p.name!r}: log must be True or False; got {_shown(p.log)}")
     if isinstance(p, Int):
-        for bound in (p.low, p.high):
+        for which, bound in (("low", p.low), ("high", p.high)):
             if not isinstance(bound, numbers.Integral) or isinstance(bound, bool):
                 raise ValueError(
-                    f"parameter {p.name!r}: Int bounds must be integers; got {bound!r}"
+                    f"parameter {p.name!r}: {which} must be an integer; got {_shown(bound)}"
                 )
         if p.low > p.high:
             raise ValueError(f"parameter {p.name!r}: low={p.low} must be <= high={p.high}")
     else:
-        for fbound in (p.low, p.high):
+        for which, fbound in (("low", p.low), ("high", p.high)):
             if not _is_real(fbound) or not math.isfinite(fbound):
                 raise ValueError(
-                    f"parameter {p.name!r}: bounds must be finite numbers; got {fbound!r}"
+                    f"parameter {p.name!r}: {which} must be a finite number; got {_shown(fbound)}"
                 )
         if p.low >= p.high:
             raise ValueError(f"parameter {p.name!r}: low={p.low} must be < high={p.high}")
@@ -145,15 +158,22 @@ class SearchSpace:
     """
 
     def __init__(self, params: Sequence[Param]) -> None:
+        if isinstance(params, str | bytes | Mapping) or not isinstance(params, Iterable):
+            raise ValueError(
+                "params must be a sequence of Float, Int or Categorical parameters; "
+                f"got {_shown(params)}"
+            )
         plist = tuple(params)
         if not plist:
-            raise ValueError("a search space needs at least one parameter")
+            raise ValueError(
+                "params must hold at least one parameter (Float, Int or Categorical); got none"
+            )
         for p in plist:
             _check_param(p)
         names = tuple(p.name for p in plist)
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
-            raise ValueError(f"duplicate parameter names: {dupes}")
+            raise ValueError(f"parameter names must be distinct; duplicated: {dupes}")
         self.params: tuple[Param, ...] = plist
         self.names: tuple[str, ...] = names
         self._slices: list[slice] = []
@@ -212,7 +232,10 @@ class SearchSpace:
                 f"parameter {p.name!r}: unknown category {value!r}; choices are {list(p.choices)}"
             )
         if not _is_real(value):
-            raise ValueError(f"parameter {p.name!r}: expected a number; got {value!r}")
+            kind = "an integer" if isinstance(p, Int) else "a number"
+            raise ValueError(
+                f"parameter {p.name!r}: expected {kind} in [{p.low}, {p.high}]; got {_shown(value)}"
+            )
         v = float(value)
         if not math.isfinite(v):
             raise ValueError(f"parameter {p.name!r}: value must be finite; got {value!r}")
@@ -250,11 +273,10 @@ class SearchSpace:
 
     def decode(self, u: ArrayLike) -> dict[str, Any]:
         """The configuration at ``u`` (shape ``(dim,)``, clipped to ``[0, 1]``)."""
-        arr = np.asarray(u, dtype=float).reshape(-1)
+        arr = numeric_array(u, "u", f"a point of {self.dim} numbers").reshape(-1)
         if arr.shape != (self.dim,):
             raise ValueError(f"u must have shape ({self.dim},); got {np.shape(u)}")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("u contains NaN or inf")
+        require_finite(arr, "u")
         arr = np.clip(arr, 0.0, 1.0)
         return {
             p.name: self._decode_block(p, arr[sl])
@@ -276,9 +298,10 @@ class SearchSpace:
         parameter: the projection an acquisition optimiser uses to score only values the space
         can take (floats: clipped; integers: rounded in their own scale, log or linear;
         categoricals: the one-hot vector of the largest coordinate)."""
-        Ua = np.asarray(U, dtype=float)
+        Ua = numeric_array(U, "U", f"an array of numbers of shape (m, {self.dim})")
         if Ua.ndim != 2 or Ua.shape[1] != self.dim:
             raise ValueError(f"U must have shape (m, {self.dim}); got {Ua.shape}")
+        require_finite(Ua, "U")
         out = np.clip(Ua, 0.0, 1.0)
         for p, sl in zip(self.params, self._slices, strict=True):
             if isinstance(p, Categorical):
@@ -303,10 +326,10 @@ class SearchSpace:
     def sample(self, n: int, rng: np.random.Generator) -> list[dict[str, Any]]:
         """``n`` random configurations: Floats uniform in their (log) scale, Ints uniform on
         ``{low..high}`` (log-uniform if ``log``), categories uniform."""
-        if int(n) < 0:
-            raise ValueError(f"n must be >= 0; got {n!r}")
+        n = check_count(n, "n", minimum=0)
+        check_generator(rng, "rng")
         out: list[dict[str, Any]] = []
-        for _ in range(int(n)):
+        for _ in range(n):
             config: dict[str, Any] = {}
             for p in self.params:
                 if isinstance(p, Categorical):

@@ -112,7 +112,7 @@ def test_a_store_of_variants_alone_gets_every_figure_and_table(tmp_path) -> None
     not stored), with its table, under a warning that quick size does not test the claims; a
     variant stored with its base and the same runs is not shown twice."""
     run_sweep(["tr-gaussian-avg"], tmp_path, quick=True, backend="serial")
-    md_path, html_path = write_report(tmp_path)
+    md_path, _ = write_report(tmp_path)
     md = md_path.read_text(encoding="utf-8")
     assert "ran at quick size (`--quick`)" in md and "**not expected to" in md
     assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md) == ["figures/tr-gaussian-avg.png"]

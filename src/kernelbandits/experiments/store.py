@@ -21,6 +21,7 @@ Parquet.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import time
 from abc import ABC, abstractmethod
@@ -32,6 +33,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Self
 
+from kernelbandits._validation import check_count, check_nonnegative, check_positive
 from kernelbandits.experiments.trace import Trace
 
 _SCHEMA = """
@@ -103,6 +105,32 @@ def _drop_lease(c: sqlite3.Connection, key: tuple[str, str, int, int]) -> None:
     c.execute("DELETE FROM leases WHERE experiment=? AND policy=? AND seed=? AND horizon=?", key)
 
 
+def _check_name(value: object, name: str) -> str:
+    """``value`` if it is a non-empty string, else a ``ValueError`` naming ``name``."""
+    if not isinstance(value, str) or not value:
+        raise ValueError(
+            f"{name} must be a non-empty string; got {value!r} ({type(value).__name__})"
+        )
+    return value
+
+
+def _check_key(
+    experiment: object, policy: object, seed: object, horizon: object
+) -> tuple[str, str, int, int]:
+    """The key of a run, ``(experiment, policy, seed, horizon)``, checked: two non-empty
+    strings and two integers >= 0 (a string such as ``"3"`` is refused, not coerced)."""
+    return (
+        _check_name(experiment, "experiment"),
+        _check_name(policy, "policy"),
+        check_count(seed, "seed", minimum=0),  # type: ignore[arg-type]
+        check_count(horizon, "horizon", minimum=0),  # type: ignore[arg-type]
+    )
+
+
+def _check_wall_time(wall_time: object) -> float | None:
+    return None if wall_time is None else check_nonnegative(wall_time, "wall_time")  # type: ignore[arg-type]
+
+
 class StoreError(RuntimeError):
     """A results store that cannot be opened (a damaged file, or not a store at all)."""
 
@@ -129,9 +157,25 @@ class ResultsStore(_ClosingContext):
     """
 
     def __init__(self, path: str | PathLike[str]) -> None:
+        if not isinstance(path, str | PathLike) or not str(path):
+            raise ValueError(
+                f"path must be a file path (a str or os.PathLike); got {path!r} "
+                f"({type(path).__name__})"
+            )
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, timeout=30.0)
+        if self.path.is_dir():
+            raise StoreError(
+                f"{self.path} is a directory, not a results store: give the path of a file, "
+                f"such as {self.path / 'results.sqlite'}"
+            )
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(self.path, timeout=30.0)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(
+                f"{self.path} cannot be opened as a results store ({exc}): give the path of a "
+                "file in a writable directory"
+            ) from exc
         try:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
@@ -181,8 +225,14 @@ class ResultsStore(_ClosingContext):
         ``policy`` overrides ``trace.policy`` as the key (the name the experiment gave it);
         ``wall_time`` is the whole run's time in seconds (default: the trace's ask + tell total).
         """
+        if not isinstance(trace, Trace):
+            raise ValueError(f"trace must be a Trace; got {trace!r} ({type(trace).__name__})")
+        _check_name(experiment, "experiment")
+        if policy is not None:
+            _check_name(policy, "policy")
+        checked = _check_wall_time(wall_time)
         key = (experiment, policy or trace.policy, trace.seed, trace.horizon)
-        seconds = float(trace.wall_time.sum()) if wall_time is None else float(wall_time)
+        seconds = float(trace.wall_time.sum()) if checked is None else checked
         with self._transaction() as c:
             c.execute(
                 "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, 'ok', ?, ?, NULL, ?, ?)",
@@ -199,8 +249,16 @@ class ResultsStore(_ClosingContext):
         error: str,
         wall_time: float | None = None,
     ) -> None:
-        """Record that a run failed with ``error`` (one transaction); it is retried on resume."""
-        key = (experiment, policy, int(seed), int(horizon))
+        """Record that a run failed with ``error`` (one transaction); it is retried on resume.
+
+        ``wall_time``: seconds >= 0, or ``None`` / NaN when unknown (a worker that died)."""
+        key = _check_key(experiment, policy, seed, horizon)
+        if not isinstance(error, str):
+            raise ValueError(
+                f"error must be a string (the error's text); got {error!r} ({type(error).__name__})"
+            )
+        unknown = isinstance(wall_time, float) and math.isnan(wall_time)
+        wall_time = None if unknown else _check_wall_time(wall_time)
         with self._transaction() as c:
             c.execute(
                 "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, 'failed', NULL, ?, ?, ?, ?)",
@@ -212,7 +270,15 @@ class ResultsStore(_ClosingContext):
         self, experiment: str, horizon: int, n_seeds: int, policies: Iterable[str]
     ) -> None:
         """Record the size of ``experiment`` last asked for (replaces the previous plan)."""
-        names = json.dumps(list(policies))
+        _check_name(experiment, "experiment")
+        horizon = check_count(horizon, "horizon", minimum=1)
+        n_seeds = check_count(n_seeds, "n_seeds", minimum=1)
+        if isinstance(policies, str) or not isinstance(policies, Iterable):
+            raise ValueError(
+                f"policies must be a list of policy names; got {policies!r} "
+                f"({type(policies).__name__})"
+            )
+        names = json.dumps([_check_name(p, "policies") for p in policies])
         with self._transaction() as c:
             c.execute(
                 "INSERT OR REPLACE INTO plans VALUES (?, ?, ?, ?, ?)",
@@ -224,7 +290,7 @@ class ResultsStore(_ClosingContext):
         """How many times this run has been stored (0: never)."""
         row = self._conn.execute(
             "SELECT attempts FROM runs WHERE experiment=? AND policy=? AND seed=? AND horizon=?",
-            (experiment, policy, int(seed), int(horizon)),
+            _check_key(experiment, policy, seed, horizon),
         ).fetchone()
         return 0 if row is None else int(row[0])
 
@@ -235,6 +301,14 @@ class ResultsStore(_ClosingContext):
         when it is stored successfully or stored again since ``seen_attempts`` (another sweep
         ran it), nor while another owner's lease has not expired. ``True`` if ``owner`` holds
         it now."""
+        if not isinstance(key, tuple | list) or len(key) != 4:
+            raise ValueError(
+                f"key must be a tuple (experiment, policy, seed, horizon); got {key!r}"
+            )
+        key = _check_key(*key)
+        _check_name(owner, "owner")
+        seconds = check_positive(seconds, "seconds")
+        seen_attempts = check_count(seen_attempts, "seen_attempts", minimum=0)
         now = time.time()
         c = self._conn
         c.execute("BEGIN IMMEDIATE")  # one claimer at a time: the read and the write are atomic
@@ -265,11 +339,14 @@ class ResultsStore(_ClosingContext):
 
     def renew(self, owner: str, seconds: float) -> None:
         """Extend every lease ``owner`` holds by ``seconds`` from now (the heartbeat)."""
+        _check_name(owner, "owner")
+        seconds = check_positive(seconds, "seconds")
         with self._transaction() as c:
             c.execute("UPDATE leases SET expires=? WHERE owner=?", (time.time() + seconds, owner))
 
     def release(self, owner: str) -> None:
         """Drop every lease ``owner`` still holds (runs it will not finish)."""
+        _check_name(owner, "owner")
         with self._transaction() as c:
             c.execute("DELETE FROM leases WHERE owner=?", (owner,))
 
@@ -280,7 +357,7 @@ class ResultsStore(_ClosingContext):
         """Is this run stored (by default: successfully)?"""
         row = self._conn.execute(
             "SELECT status FROM runs WHERE experiment=? AND policy=? AND seed=? AND horizon=?",
-            (experiment, policy, int(seed), int(horizon)),
+            _check_key(experiment, policy, seed, horizon),
         ).fetchone()
         return row is not None and (row[0] == "ok" or not ok_only)
 
@@ -289,7 +366,7 @@ class ResultsStore(_ClosingContext):
         row = self._conn.execute(
             "SELECT trace FROM runs WHERE experiment=? AND policy=? AND seed=? AND horizon=? "
             "AND status='ok'",
-            (experiment, policy, int(seed), int(horizon)),
+            _check_key(experiment, policy, seed, horizon),
         ).fetchone()
         return None if row is None else Trace.from_bytes(row[0])
 
@@ -304,11 +381,13 @@ class ResultsStore(_ClosingContext):
         Optionally only one ``horizon`` and only the given ``seeds``.
         """
         query = "SELECT policy, seed, trace FROM runs WHERE experiment=? AND status='ok'"
-        args: list[object] = [experiment]
+        args: list[object] = [_check_name(experiment, "experiment")]
         if horizon is not None:
             query += " AND horizon=?"
-            args.append(int(horizon))
-        wanted = None if seeds is None else {int(s) for s in seeds}
+            args.append(check_count(horizon, "horizon", minimum=0))
+        if seeds is not None and (isinstance(seeds, str) or not isinstance(seeds, Iterable)):
+            raise ValueError(f"seeds must be integers >= 0 or None; got {seeds!r}")
+        wanted = None if seeds is None else {check_count(s, "seeds", minimum=0) for s in seeds}
         out: dict[str, list[Trace]] = {}
         for policy, seed, blob in self._conn.execute(query + " ORDER BY policy, seed", args):
             if wanted is None or seed in wanted:
@@ -327,6 +406,7 @@ class ResultsStore(_ClosingContext):
         query = f"SELECT {_COLUMNS} FROM runs"
         args: tuple[str, ...] = ()
         if experiment is not None:
+            _check_name(experiment, "experiment")
             query, args = query + " WHERE experiment=?", (experiment,)
         rows = self._conn.execute(query + " ORDER BY experiment, policy, seed, horizon", args)
         return [RunRecord(*row) for row in rows]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 try:
@@ -19,6 +21,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without optuna
     raise ImportError(
         "kernelbandits.integrations.optuna needs Optuna: pip install 'kernelbandits[optuna]'"
     ) from exc
+
+import numpy as np
 
 from kernelbandits.campaign import Trial
 from kernelbandits.space import Categorical, Float, Int, Param, SearchSpace
@@ -38,6 +42,37 @@ __all__ = [
 
 class IndependentSamplingWarning(UserWarning):
     """A parameter outside the relative search space was sampled by the independent sampler."""
+
+
+def check_seed(seed: object) -> int | None:
+    """``seed`` as an int if it is an integer >= 0, ``None`` as given; else a ``ValueError``
+    naming ``seed``. A sampler's proposals are a pure function of its seed and of the study's
+    trials, so a numpy Generator (whose state moves) is refused too."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(
+            "seed must be an integer >= 0 or None (proposals are a pure function of it and of "
+            f"the study's trials); got {seed!r} ({type(seed).__name__})"
+        )
+    return int(seed)
+
+
+def is_positive_number(value: object) -> bool:
+    """Whether ``value`` is a finite real number > 0 (a bool or a string is not)."""
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool | np.bool_)
+        and math.isfinite(float(value))
+        and float(value) > 0
+    )
+
+
+def check_flag(value: object, name: str) -> bool:
+    """``value`` if it is ``True`` or ``False``, else a ``ValueError`` naming ``name``."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False; got {value!r} ({type(value).__name__})")
+    return bool(value)
 
 
 def _stepped(dist: BaseDistribution) -> bool:
@@ -83,6 +118,12 @@ def search_space_from_distributions(
     Single-valued distributions (Optuna fixes those itself) are left out; ``None`` when nothing
     is left. Raises ``ValueError`` for a distribution the sampler does not support.
     """
+    if not isinstance(distributions, Mapping) or not all(
+        isinstance(d, BaseDistribution) for d in distributions.values()
+    ):
+        raise ValueError(
+            f"distributions must map parameter names to Optuna distributions; got {distributions!r}"
+        )
     params = [
         _param_from_distribution(name, dist)
         for name, dist in sorted(distributions.items())
@@ -135,6 +176,8 @@ def fail_stale_running_trials(study: Study) -> list[int]:
     invisible to :class:`GPUCBSampler`, so the resumed study proposes exactly what the
     uninterrupted one would have.
     """
+    if not isinstance(study, optuna.Study):
+        raise ValueError(f"study must be an optuna Study; got {study!r}")
     stale = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
     for t in stale:
         study.tell(t.number, state=TrialState.FAIL)
@@ -143,7 +186,14 @@ def fail_stale_running_trials(study: Study) -> list[int]:
 
 def study_direction(study: Study) -> Literal["maximize", "minimize"]:
     """The direction of a single-objective study, as :class:`~kernelbandits.campaign.Campaign`
-    names it."""
+    names it; ``ValueError`` for anything but an Optuna study with one objective."""
+    if not isinstance(study, optuna.Study):
+        raise ValueError(f"study must be a single-objective optuna Study; got {study!r}")
+    if len(study.directions) != 1:
+        raise ValueError(
+            "study must be a single-objective optuna Study; this one has "
+            f"{len(study.directions)} objectives"
+        )
     minimize = study.direction == optuna.study.StudyDirection.MINIMIZE
     return "minimize" if minimize else "maximize"
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -14,12 +14,19 @@ from optuna.samplers import BaseSampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-from kernelbandits._validation import FloatArray, as_points
+from kernelbandits._validation import (
+    FloatArray,
+    as_points,
+    check_count,
+    check_positive,
+    numeric_array,
+)
 from kernelbandits.campaign import PolicyFactory, Trial, fit_key, memoised, standardize
 from kernelbandits.domains import Domain
 from kernelbandits.integrations.optuna._common import (
     _internal,
     _varying_intersection,
+    is_positive_number,
     study_direction,
 )
 from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
@@ -119,10 +126,18 @@ def _from_arrays(source: SourceArrays, direction: Direction | None) -> _Source:
             f"{what}: expected a mapping with keys 'params', 'values' and optionally "
             f"'distributions'; got keys {sorted(source)}"
         )
+    if isinstance(source["params"], str | bytes | Mapping) or not isinstance(
+        source["params"], Iterable
+    ):
+        raise ValueError(f"{what}: 'params' must be a list of dicts {{name: value}}")
     params = list(source["params"])
-    values = np.asarray(source["values"], dtype=float).reshape(-1)
+    values = numeric_array(source["values"], f"{what}: 'values'", "a list of numbers")
+    values = values.reshape(-1)
     if len(params) != values.size:
-        raise ValueError(f"{what}: {len(params)} params but {values.size} values")
+        raise ValueError(
+            f"{what}: 'values' must hold one value per row of 'params'; got {len(params)} "
+            f"params but {values.size} values"
+        )
     if values.size == 0:
         raise ValueError(f"{what} are empty: nothing to transfer")
     if not np.all(np.isfinite(values)):
@@ -286,12 +301,11 @@ class DeltaBOSampler(GPUCBSampler):
         independent_sampler: BaseSampler | None = None,
         hyperparameters: Hyperparameters = "map",
     ) -> None:
-        if isinstance(beta, bool) or not isinstance(beta, int | float | np.floating):
-            raise ValueError(f"beta must be a positive number; got {beta!r}")
-        if isinstance(n_startup_trials, bool) or not isinstance(n_startup_trials, int):
-            raise ValueError(f"n_startup_trials must be an integer >= 0; got {n_startup_trials!r}")
-        if n_startup_trials < 0:
-            raise ValueError(f"n_startup_trials must be an integer >= 0; got {n_startup_trials!r}")
+        if not is_positive_number(beta):
+            raise ValueError(
+                f"beta must be a finite positive number; got {beta!r} ({type(beta).__name__})"
+            )
+        n_startup_trials = check_count(n_startup_trials, "n_startup_trials", minimum=0)
         super().__init__(
             seed=seed,
             beta=float(beta),
@@ -310,8 +324,7 @@ class DeltaBOSampler(GPUCBSampler):
             ("noise_var", noise_var),
             ("source_noise_var", source_noise_var),
         ]:
-            if not (math.isfinite(float(value)) and float(value) > 0):
-                raise ValueError(f"{name} must be a positive number; got {value!r}")
+            check_positive(value, name)
         if model not in ("deltabo", "joint"):
             raise ValueError(f"model must be 'deltabo' or 'joint'; got {model!r}")
         if hyperparameters not in ("fixed", "map", "map+source"):

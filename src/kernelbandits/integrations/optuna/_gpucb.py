@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import threading
 import warnings
 import zlib
@@ -14,6 +13,7 @@ from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, RandomSampler
 from optuna.trial import FrozenTrial, TrialState
 
+from kernelbandits._validation import check_count
 from kernelbandits.campaign import Trial
 from kernelbandits.integrations.optuna._common import (
     PROPOSAL_ATTR,
@@ -21,6 +21,9 @@ from kernelbandits.integrations.optuna._common import (
     _external,
     _param_from_distribution,
     _varying_intersection,
+    check_flag,
+    check_seed,
+    is_positive_number,
     observed_history,
     search_space_from_distributions,
     study_direction,
@@ -147,17 +150,22 @@ class GPUCBSampler(BaseSampler):
         if acquisition not in ("ucb", "ei", "ts"):
             raise ValueError(f"acquisition must be 'ucb', 'ei' or 'ts'; got {acquisition!r}")
         self._acquisition: Literal["ucb", "ei", "ts"] = acquisition
-        self._output_warping = bool(output_warping)
-        if isinstance(beta, str):
-            if beta != "theory":
-                raise ValueError(f"beta must be a positive number or 'theory'; got {beta!r}")
-        elif not (math.isfinite(float(beta)) and float(beta) > 0):
-            raise ValueError(f"beta must be a positive number or 'theory'; got {beta!r}")
-        if int(n_startup_trials) != n_startup_trials or n_startup_trials < 1:
-            raise ValueError(f"n_startup_trials must be an integer >= 1; got {n_startup_trials!r}")
+        self._output_warping = check_flag(output_warping, "output_warping")
+        if not (beta == "theory" if isinstance(beta, str) else is_positive_number(beta)):
+            raise ValueError(
+                f"beta must be a finite positive number or 'theory'; got {beta!r} "
+                f"({type(beta).__name__})"
+            )
+        n_startup_trials = check_count(n_startup_trials, "n_startup_trials", minimum=1)
+        if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
+            raise ValueError(
+                "independent_sampler must be an Optuna sampler (BaseSampler) or None; "
+                f"got {independent_sampler!r}"
+            )
+        seed = check_seed(seed)
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
-        self._seed = int(seed)
+        self._seed = seed
         self._beta = beta
         self._n_startup_trials = int(n_startup_trials)
         self._policy: PolicyName = policy

@@ -106,6 +106,7 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from kernelbandits._deprecation import renamed_parameters
+from kernelbandits._validation import check_count, check_positive, numeric_array
 from kernelbandits.campaign import Trial, standardize
 from kernelbandits.integrations.optuna._common import (
     _internal,
@@ -241,7 +242,10 @@ class SEDictionary(_NamedKernels):
     """
 
     def __init__(self, space: SearchSpace, lengthscales: tuple[float, ...] = (0.1, 0.3)) -> None:
-        ls = [float(v) for v in lengthscales]
+        if not isinstance(space, SearchSpace):
+            raise ValueError(f"space must be a SearchSpace; got {type(space).__name__}")
+        given = numeric_array(lengthscales, "lengthscales", "a tuple of numbers in (0, 2]")
+        ls = [float(v) for v in given.reshape(-1)]
         if not ls or any(not (math.isfinite(v) and 0 < v <= 2) for v in ls):
             raise ValueError(f"lengthscales must lie in (0, 2]; got {lengthscales!r}")
         columns = _Columns()
@@ -290,10 +294,9 @@ class CosineDictionary(_NamedKernels):
     """
 
     def __init__(self, space: SearchSpace, n_frequencies: int = 8) -> None:
-        if isinstance(n_frequencies, bool) or int(n_frequencies) != n_frequencies:
-            raise ValueError(f"n_frequencies must be an integer >= 1; got {n_frequencies!r}")
-        if n_frequencies < 1:
-            raise ValueError(f"n_frequencies must be an integer >= 1; got {n_frequencies!r}")
+        if not isinstance(space, SearchSpace):
+            raise ValueError(f"space must be a SearchSpace; got {type(space).__name__}")
+        n_frequencies = check_count(n_frequencies, "n_frequencies", minimum=1)
         columns = _Columns()
         for prm, block in zip(space.params, space.blocks, strict=True):
             if isinstance(prm, Categorical):
@@ -509,11 +512,14 @@ class LIBOSampler(GPUCBSampler):
     ) -> None:
         if not isinstance(family, str) or not family:
             raise ValueError(f"family must be a non-empty string; got {family!r}")
-        if isinstance(n_trials, bool) or int(n_trials) != n_trials or n_trials < 1:
-            raise ValueError(f"n_trials must be an integer >= 1; got {n_trials!r}")
+        n_trials = check_count(n_trials, "n_trials", minimum=1)
         for name, value in (("penalty", penalty), ("omega", omega), ("noise_var", noise_var)):
-            if not (math.isfinite(float(value)) and float(value) > 0):
-                raise ValueError(f"{name} must be a positive number; got {value!r}")
+            check_positive(value, name)
+        if base_kernels is not None and not callable(base_kernels):
+            raise ValueError(
+                "base_kernels must be a callable space -> BaseKernels (e.g. SEDictionary) or "
+                f"None; got {base_kernels!r}"
+            )
         if on_mismatch not in ("raise", "skip"):
             raise ValueError(f"on_mismatch must be 'raise' or 'skip'; got {on_mismatch!r}")
         super().__init__(seed=seed, beta=beta, n_startup_trials=1, hyperparameters=hyperparameters)
@@ -755,5 +761,12 @@ class LIBOSampler(GPUCBSampler):
         return out
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
-        """Join the family (``ValueError`` if the study belongs to another one)."""
-        join_family(study, self.family)
+        """Join the family. ``ValueError`` if the study belongs to another one or is
+        multi-objective (then it does not join), and the trial Optuna has just created for it is
+        marked FAIL (so it is not left RUNNING, where it would take a slot of the study)."""
+        try:
+            self._check_single_objective(study)
+            join_family(study, self.family)
+        except ValueError:
+            study._storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
+            raise

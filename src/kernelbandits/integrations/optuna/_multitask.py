@@ -13,7 +13,7 @@ from optuna.samplers import BaseSampler
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from kernelbandits._validation import FloatArray
+from kernelbandits._validation import FloatArray, check_count, numeric_array
 from kernelbandits.acquisition import (
     BoxOptimizer,
     expected_hypervolume_improvement,
@@ -71,7 +71,7 @@ def estimate_task_matrix(values: ArrayLike) -> FloatArray:
     with a unit diagonal, matching objectives standardised to unit variance. ``t < 2`` gives
     the identity.
     """
-    Y = np.asarray(values, dtype=float)
+    Y = numeric_array(values, "values", "an array of numbers of shape (t, n)")
     if Y.ndim != 2 or Y.shape[1] < 1:
         raise ValueError(f"values must have shape (t, n); got {Y.shape}")
     t, n = Y.shape
@@ -261,9 +261,7 @@ class MultiTaskSampler(GPUCBSampler):
             independent_sampler=independent_sampler,
             hyperparameters=hyperparameters,
         )
-        if int(rank) != rank or rank < 1:
-            raise ValueError(f"rank must be an integer >= 1; got {rank!r}")
-        self._rank = int(rank)
+        self._rank = check_count(rank, "rank", minimum=1)
         if acquisition not in ("ucb", "ei", "ehvi"):
             raise ValueError(f"acquisition must be 'ucb', 'ei' or 'ehvi'; got {acquisition!r}")
         self._mt_acquisition: Literal["ucb", "ei", "ehvi"] = acquisition
