@@ -11,6 +11,8 @@
 #                            samplers and an enqueue warm start (about 30 minutes)
 #   make bench-multiobjective -> MultiTaskSampler against Optuna's multi-objective samplers
 #                            (hours; resumable store)
+#   make docs             -> installs the `docs` extra, builds the documentation site (Sphinx) into
+#                            docs/_build/html: warnings are errors, the gallery's scripts run
 #   make reproduce-full   -> every paper experiment at paper size (20 min on 2 cores; resumable), then the
 #                            published report in docs/results
 PYTHON ?= python3
@@ -18,7 +20,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test lint pytest bench bench-quality bench-lifelong bench-transfer \
+.PHONY: demo test lint pytest docs bench bench-quality bench-lifelong bench-transfer \
 	bench-multiobjective reproduce-quick reproduce-full \
 	report-full clean
 
@@ -62,6 +64,19 @@ reproduce-full: $(STAMP)
 # the report of whatever the store holds (a sweep still running shows its finished runs)
 report-full: $(STAMP)
 	$(BIN)/kernelbandits report $(FULL_STORE) --to docs/results --note "$(FULL_NOTE)"
+
+DOCS_STAMP = $(VENV)/.installed-docs
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+# the documentation site: the guide, the gallery (docs/gallery/plot_*.py, run at every build),
+# the API reference (regenerated from the docstrings each time) and the report; offline, and
+# any warning fails the build
+docs: $(DOCS_STAMP)
+	rm -rf docs/api/generated
+	MPLBACKEND=Agg $(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
 
 BENCH_STAMP = $(VENV)/.installed-bench
 
@@ -107,4 +122,5 @@ bench-multiobjective: $(BENCH_STAMP)
 		--store $(MO_STORE) --readme README.md
 
 clean:
-	rm -rf $(VENV) kb-results build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) kb-results build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache \
+		docs/_build docs/auto_gallery docs/api/generated docs/sg_execution_times.rst

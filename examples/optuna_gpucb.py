@@ -2,7 +2,9 @@
 
 Searches ``C`` and ``gamma`` (log-scaled floats) and the kernel (categorical) of a
 scikit-learn ``SVC`` on the breast-cancer data set, scoring 3-fold cross-validated accuracy.
-The study lives in SQLite, so interrupting the script and running it again resumes it::
+The study lives in SQLite, so interrupting the script and running it again resumes it: every
+example's ``--n-trials`` is the number of complete trials each study ends with, so a rerun
+completes the missing ones and no more::
 
     pip install 'kernelbandits[optuna]'
     python examples/optuna_gpucb.py --n-trials 20 --storage sqlite:///optuna_gpucb.db
@@ -19,12 +21,18 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from kernelbandits.integrations.optuna import GPUCBSampler, fail_stale_running_trials
+from kernelbandits.integrations.optuna import (
+    GPUCBSampler,
+    complete_trials,
+    fail_stale_running_trials,
+)
 
 
 def main(argv: list[str] | None = None) -> float:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-trials", type=int, default=20, help="trials to run (default 20)")
+    parser.add_argument(
+        "--n-trials", type=int, default=20, help="complete trials per study (default 20)"
+    )
     parser.add_argument("--storage", default="sqlite:///optuna_gpucb.db", help="Optuna storage URL")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -48,7 +56,7 @@ def main(argv: list[str] | None = None) -> float:
     )
     # a previous run killed mid-trial leaves a RUNNING trial; fail it so the sampler ignores it
     fail_stale_running_trials(study)
-    study.optimize(objective, n_trials=args.n_trials)
+    complete_trials(study, objective, args.n_trials)  # a rerun completes the missing ones
     print(
         f"{len(study.trials)} trials; best accuracy {study.best_value:.4f} with {study.best_params}"
     )

@@ -23,7 +23,11 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import cross_val_score
 from sklearn.svm import SVC
 
-from kernelbandits.integrations.optuna import LIBOSampler, fail_stale_running_trials
+from kernelbandits.integrations.optuna import (
+    LIBOSampler,
+    complete_trials,
+    fail_stale_running_trials,
+)
 
 FAMILY = "svc-digits-pairs"
 PAIRS = [(3, 8), (1, 7), (4, 9), (5, 6), (2, 3)]
@@ -49,7 +53,9 @@ def make_objective(a: int, b: int) -> Callable[[optuna.Trial], float]:
 
 def main(argv: list[str] | None = None) -> list[float]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-trials", type=int, default=15, help="trials per study (default 15)")
+    parser.add_argument(
+        "--n-trials", type=int, default=15, help="complete trials per study (default 15)"
+    )
     parser.add_argument(
         "--storage", default="sqlite:///optuna_lifelong.db", help="Optuna storage URL"
     )
@@ -68,8 +74,7 @@ def main(argv: list[str] | None = None) -> list[float]:
             load_if_exists=True,
         )
         fail_stale_running_trials(study)  # a run killed mid-trial leaves a RUNNING trial
-        done = len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)))
-        study.optimize(make_objective(a, b), n_trials=max(0, args.n_trials - done))
+        complete_trials(study, make_objective(a, b), args.n_trials)
         learned = sampler.family_kernel(study)
         kernels = ", ".join(learned.selected_names) or "k_full (nothing to learn from yet)"
         print(

@@ -28,6 +28,7 @@ from sklearn.svm import SVC
 from kernelbandits.integrations.optuna import (
     DeltaBOSampler,
     GPUCBSampler,
+    complete_trials,
     fail_stale_running_trials,
 )
 
@@ -44,7 +45,9 @@ def make_objective(X: np.ndarray, y: np.ndarray) -> Callable[[optuna.Trial], flo
 
 def main(argv: list[str] | None = None) -> float:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-trials", type=int, default=15, help="trials per study (default 15)")
+    parser.add_argument(
+        "--n-trials", type=int, default=15, help="complete trials per study (default 15)"
+    )
     parser.add_argument(
         "--storage", default="sqlite:///optuna_transfer.db", help="Optuna storage URL"
     )
@@ -67,7 +70,7 @@ def main(argv: list[str] | None = None) -> float:
         load_if_exists=True,
     )
     fail_stale_running_trials(source)
-    source.optimize(make_objective(X[source_rows], y[source_rows]), n_trials=args.n_trials)
+    complete_trials(source, make_objective(X[source_rows], y[source_rows]), args.n_trials)
     print(f"source: {len(source.trials)} trials, best accuracy {source.best_value:.4f}")
 
     target = optuna.create_study(
@@ -78,7 +81,7 @@ def main(argv: list[str] | None = None) -> float:
         load_if_exists=True,
     )
     fail_stale_running_trials(target)
-    target.optimize(make_objective(X[target_rows], y[target_rows]), n_trials=args.n_trials)
+    complete_trials(target, make_objective(X[target_rows], y[target_rows]), args.n_trials)
     first = target.trials[0].value
     print(
         f"target: {len(target.trials)} trials, first trial {first:.4f}, best accuracy "

@@ -208,3 +208,56 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, capsys) -> None:
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):  # Dask's default: 30 s
         assert main([*argv, "--scheduler", "tcp://127.0.0.1:9"]) == 1  # the discard port
     _one_line_error(capsys, "cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+
+
+USER_MODULE = """
+import numpy as np
+
+from kernelbandits import Grid
+from kernelbandits.experiments import ExperimentSpec, register
+from kernelbandits.policies import GPUCB, RandomPolicy
+from kernelbandits.kernels import RBF
+from kernelbandits.problems import FunctionProblem
+
+GRID = Grid.linspace(0.0, 1.0, 21)
+
+
+def make_problem(seed):
+    return FunctionProblem(lambda X: np.sin(6 * X[:, 0]), GRID, noise_std=0.1, name="my-sine")
+
+
+register(
+    ExperimentSpec(
+        id="cli-user-sine",
+        title="A user's own experiment",
+        make_problem=make_problem,
+        policies={
+            "GP-UCB": lambda p, seed: GPUCB(p.domain, RBF(0.2), 0.01, beta=2.0, seed=seed),
+            "Random": lambda p, seed: RandomPolicy(p.domain, seed=seed),
+        },
+        horizon=8,
+        n_seeds=2,
+        quick_horizon=4,
+        quick_seeds=2,
+    )
+)
+"""
+
+
+def test_a_users_own_experiment_runs_with_module(tmp_path, monkeypatch, capsys) -> None:
+    """``--module`` imports the user's module from the working directory, so that ``list`` and
+    ``reproduce`` (with worker processes, which import it too) know its experiments."""
+    from kernelbandits.experiments import spec
+
+    (tmp_path / "kb_user_experiments.py").write_text(USER_MODULE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(spec, "_REGISTRY", dict(spec._REGISTRY))  # the user's spec goes after
+    monkeypatch.delitem(sys.modules, "kb_user_experiments", raising=False)
+    assert main(["list", "--module", "kb_user_experiments"]) == 0
+    assert "cli-user-sine" in capsys.readouterr().out.split()
+    argv = ["reproduce", "cli-user-sine", "--module", "kb_user_experiments", "--jobs", "2"]
+    assert main([*argv, "--out", "mine", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["n_executed"] == 4 and summary["failures"] == []
+    sys.modules.pop("kb_user_experiments", None)

@@ -219,6 +219,11 @@ CASES = [
           "reproduce q-synthetic-bernoulli --quick --estimator qiskit", USAGE,
           r"--estimator qiskit needs qiskit_aer: pip install 'kernelbandits\[quantum\]'$",
           setup=_missing("qiskit_aer")),
+    _case("reproduce-module-not-importable", f"reproduce {SMALL} --module no_such_kb_module",
+          USAGE, r"^kernelbandits: error: --module no_such_kb_module: cannot import it \(No "
+          r"module named 'no_such_kb_module'\): run from its directory or put that directory on "
+          r"PYTHONPATH$"),
+    _case("list-module-without-value", "list --module", USAGE, f"argument --module: {ONE_ARG}"),
     _case("reproduce-estimator-without-value", f"reproduce {SMALL} --estimator", USAGE,
           f"argument --estimator: {ONE_ARG}"),
     _case("reproduce-quick-given-a-value", f"reproduce {SMALL} --quick=1", USAGE,

@@ -3,10 +3,10 @@
 Subcommands::
 
     kernelbandits demo [--seeds N] [--horizon T] [--out DIR] [--jobs N]
-    kernelbandits list [--json]
+    kernelbandits list [--json] [--module MODULE]
     kernelbandits reproduce <ids...|all> [--quick] [--seeds N] [--horizon T] [--out DIR]
                        [--jobs N | --workers N | --scheduler tcp://host:port] [--json]
-                       [--estimator simulator|qiskit]
+                       [--estimator simulator|qiskit] [--module MODULE]
     kernelbandits run <ids...> ...         (alias of reproduce)
     kernelbandits report [OUT] [--to DIR] [--note TEXT]
     kernelbandits export [OUT] --to FILE.csv|FILE.parquet [--table rounds|runs] [--experiment ID]
@@ -135,6 +135,36 @@ def _add_run_options(p: argparse.ArgumentParser, horizon_help: str, dask: bool =
         )
 
 
+def _add_module_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import this module first, so that the experiments it registers are known (your "
+        "own, e.g. my_experiments from the working directory); repeatable",
+    )
+
+
+def _import_modules(names: Sequence[str]) -> None:
+    """Import the user's modules named by ``--module`` (the working directory first on the path,
+    as ``python -m`` has it, so that worker processes find them too); a usage error naming the
+    module if one cannot be imported."""
+    import importlib
+    import os
+
+    if names and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise UsageError(
+                f"--module {name}: cannot import it ({exc}): run from its directory or put that "
+                "directory on PYTHONPATH"
+            ) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command. A missing command is not an argparse error here: :func:`main`
     reports it (and unknown options) with the command's own help."""
@@ -153,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument(
         "--json", action="store_true", help="print the catalog as a JSON array of objects"
     )
+    _add_module_option(listing)
     for name in ("reproduce", "run"):
         alias = " (alias of reproduce)" if name == "run" else ""
         p = sub.add_parser(name, help="run registered experiments, resumably" + alias)
@@ -164,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--quick", action="store_true", help="the small CI-size variants")
         _add_run_options(p, "override the specs' horizons", dask=True)
+        _add_module_option(p)
         p.add_argument("--json", action="store_true", help="print the summary as JSON only")
         p.add_argument(
             "--estimator",
@@ -620,6 +652,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _command(args: argparse.Namespace) -> int:
     """Run the parsed command; its exit code."""
+    _import_modules(getattr(args, "module", []))
     if args.command == "list":
         return _list(args.json)
     if args.command == "demo":

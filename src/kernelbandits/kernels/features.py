@@ -76,7 +76,7 @@ class CosineFeatures2D(FeatureMap):
 
 
 class LegendreFeatures(FeatureMap):
-    """The first ``n_features`` Legendre polynomials ``P_0..P_{n-1}`` on [-1, 1] (|P_j| <= 1).
+    """The first ``n_features`` Legendre polynomials ``P_0..P_{n-1}`` on [-1, 1] (``|P_j| <= 1``).
 
     ``normalized=True`` scales ``P_j`` by ``sqrt(2j + 1)``: orthonormal under the uniform
     distribution on [-1, 1] (every feature has mean square 1, like the cosines), at the price of

@@ -90,7 +90,7 @@ class GPPolicy(Policy):
         of the ``t`` values observed so far (``s = 1`` while it is 0), the posterior is that of
         ``GP(m, s^2 k)`` with noise ``s^2 noise_var`` -- ``kernel`` and ``noise_var`` are in
         standardised units, as in scikit-learn's ``normalize_y`` -- rebuilt after every
-        observation in O(t^3 + |grid| t^2). Not combinable with ``hyperparameters``.
+        observation in ``O(t^3 + |grid| t^2)``. Not combinable with ``hyperparameters``.
     optimizer : on a :class:`~kernelbandits.domains.Box`, maximise the acquisition with this
         :class:`~kernelbandits.acquisition.BoxOptimizer` (Sobol and local candidates around
         the best observed points, L-BFGS-B with the analytic gradient) instead of the box's
@@ -343,10 +343,10 @@ class GPTS(GPPolicy):
 
     On a Grid of at most ``max_joint`` points the sample is exact and joint over every grid point:
     a prior draw conditioned on the data (Matheron's rule,
-    :meth:`~kernelbandits.regression.CandidatePosterior.sample`), O(|X|^3) once and O(|X|^2 + |X|
-    t) per round. On a larger Grid it is a joint sample on ``n_candidates`` grid points drawn
-    afresh each round (without replacement), and on a Box on ``n_candidates`` fresh
-    scrambled-Sobol points (documented discretisations: a joint draw over 14,400 points would
+    :meth:`~kernelbandits.regression.CandidatePosterior.sample`), ``O(|X|^3)`` once and
+    ``O(|X|^2 + |X| t)`` per round. On a larger Grid it is a joint sample on ``n_candidates``
+    grid points drawn afresh each round (without replacement), and on a Box on
+    ``n_candidates`` fresh scrambled-Sobol points (documented discretisations: a joint draw over 14,400 points would
     need a 14,400 x 14,400 factorisation, minutes and 1.6 GB); those draws factorise the
     posterior covariance by pivoted Cholesky each round.
     """

@@ -242,4 +242,4 @@ def test_example_runs_with_a_tiny_budget(tmp_path):
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, check=True)
     assert "4 trials;" in out.stdout and "on the Pareto front" in out.stdout
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, check=True)
-    assert "8 trials;" in out.stdout  # running it again resumes the same study
+    assert "4 trials;" in out.stdout  # running it again resumes the complete study: none added

@@ -267,9 +267,13 @@ def test_example_runs_with_a_tiny_budget(tmp_path):
     args = [sys.executable, str(script), "--n-trials", "3", "--storage", storage]
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, check=True)
     assert "3 trials; best accuracy" in out.stdout
-    # running it again resumes the same study
+    # running it again resumes the same study, which is complete: no trial is added
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, check=True)
-    assert "6 trials; best accuracy" in out.stdout
+    assert "3 trials; best accuracy" in out.stdout
+    # a larger --n-trials completes the missing ones
+    args[args.index("3")] = "5"
+    out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert "5 trials; best accuracy" in out.stdout
 
 
 def test_map_hyperparameters_are_deterministic_and_validated():
@@ -328,3 +332,22 @@ def test_a_sampler_pickles_and_its_copy_proposes_the_same() -> None:
         study.optimize(lambda t: (t.suggest_float("x", 0.0, 1.0) - 0.3) ** 2, n_trials=5)
         studies.append([t.params["x"] for t in study.trials])
     assert studies[0] == studies[1]
+
+
+def test_complete_trials_runs_only_the_missing_ones():
+    """``--n-trials`` in the examples: a study ends with that many COMPLETE trials, and running
+    it again adds none (a study resumed after a crash completes the missing ones)."""
+    from kernelbandits.integrations.optuna import complete_trials
+
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+
+    def objective(trial):
+        return trial.suggest_float("x", 0.0, 1.0)
+
+    assert complete_trials(study, objective, 5) == 5
+    assert complete_trials(study, objective, 5) == 0
+    assert complete_trials(study, objective, 7) == 2
+    complete = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
+    assert len(complete) == 7
+    with pytest.raises(ValueError, match="n_trials must be an integer >= 0"):
+        complete_trials(study, objective, -1)

@@ -19,6 +19,7 @@ as the uninterrupted run would have. See :class:`GPUCBSampler` for the rules.
 
 from kernelbandits.integrations.optuna._common import (
     IndependentSamplingWarning,
+    complete_trials,
     fail_stale_running_trials,
     observed_history,
     search_space_from_distributions,
@@ -53,6 +54,7 @@ __all__ = [
     "LIBOSampler",
     "MultiTaskSampler",
     "SEDictionary",
+    "complete_trials",
     "estimate_task_matrix",
     "fail_stale_running_trials",
     "join_family",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 try:
@@ -24,6 +24,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without optuna
 
 import numpy as np
 
+from kernelbandits._validation import check_count
 from kernelbandits.campaign import Trial
 from kernelbandits.space import Categorical, Float, Int, Param, SearchSpace
 
@@ -182,6 +183,19 @@ def fail_stale_running_trials(study: Study) -> list[int]:
     for t in stale:
         study.tell(t.number, state=TrialState.FAIL)
     return [t.number for t in stale]
+
+
+def complete_trials(study: Study, objective: Callable[[optuna.Trial], Any], n_trials: int) -> int:
+    """Run ``objective`` until ``study`` holds ``n_trials`` COMPLETE trials; returns how many
+    trials this call ran. A study resumed after a crash (or simply run again) completes the
+    missing ones and no more: this is what ``--n-trials`` means in the examples, so that running
+    one twice does not double its budget."""
+    n = check_count(n_trials, "n_trials", 0)
+    done = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+    todo = max(0, n - done)
+    if todo:
+        study.optimize(objective, n_trials=todo)
+    return todo
 
 
 def study_direction(study: Study) -> Literal["maximize", "minimize"]:
