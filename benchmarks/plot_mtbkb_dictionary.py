@@ -22,6 +22,7 @@ import numpy as np
 
 from kernelbandits import run
 from kernelbandits.experiments.catalog.multitask import rkhs_problem_2, rkhs_problem_20
+from kernelbandits.experiments.progress import ProgressLines
 from kernelbandits.policies import MTBKB
 from kernelbandits.problems import VectorProblem
 
@@ -62,10 +63,13 @@ def main() -> None:
         "per observation, Thm 3 q (Alg. 2)": {"merge_repeats": False},
         f"per observation, q = {args.small_q:g}": {"merge_repeats": False, "q": args.small_q},
     }
-    curves = {
-        label: dictionary_sizes(problem, args.horizon, args.seed, **kw)
-        for label, kw in modes.items()
-    }
+    # one long run per mode: a line with modes done / total and an ETA before each, on stderr
+    progress = ProgressLines("plot_mtbkb_dictionary", len(modes), unit="modes", interval=1e-9)
+    curves = {}
+    for i, (label, kw) in enumerate(modes.items()):
+        progress.update(i, note=f"next: {label}")
+        curves[label] = dictionary_sizes(problem, args.horizon, args.seed, **kw)
+    progress.update(len(modes))
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

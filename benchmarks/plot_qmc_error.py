@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 
+from kernelbandits.experiments.progress import ProgressLines
 from kernelbandits.quantum import (
     BernoulliReward,
     ClassicalMonteCarlo,
@@ -35,9 +36,15 @@ DELTA = 0.05
 
 
 def curve(
-    estimator: MeanEstimator, epss: np.ndarray, trials: int, seed: int, gaussian: bool
+    estimator: MeanEstimator,
+    epss: np.ndarray,
+    trials: int,
+    seed: int,
+    gaussian: bool,
+    progress: ProgressLines | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Mean queries and mean absolute error per ``eps``, each of shape ``(len(epss),)``."""
+    """Mean queries and mean absolute error per ``eps``, each of shape ``(len(epss),)``;
+    ``progress`` counts one point per ``eps``."""
     rng = np.random.default_rng(seed)
     queries = np.empty(len(epss))
     errors = np.empty(len(epss))
@@ -54,6 +61,8 @@ def curve(
             e.append(abs(res.value - reward.mean))
         queries[i] = np.mean(q)
         errors[i] = np.mean(e)
+        if progress is not None:
+            progress.update(progress.done + 1, note=f"{type(estimator).__name__}, eps {eps:.2g}")
     return queries, errors
 
 
@@ -75,6 +84,9 @@ def main() -> None:
     eps_qiskit = np.geomspace(3e-2, 1e-3, 4)
     eps_classical = np.geomspace(1e-1, 3e-3, 6)
 
+    # a line every few seconds on stderr (points done / total, ETA): the Qiskit points take long
+    points = 2 * (len(eps_quantum) + len(eps_qiskit) + len(eps_classical))
+    progress = ProgressLines("plot_qmc_error", points, unit="points")
     fig = Figure(figsize=(11, 4.5))
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, 2)
@@ -84,16 +96,20 @@ def main() -> None:
     ):
         start = time.perf_counter()
         runs = [
-            ("SimulatedIAE", "o-", curve(SimulatedIAE(), eps_quantum, args.trials, 1, gaussian)),
+            (
+                "SimulatedIAE",
+                "o-",
+                curve(SimulatedIAE(), eps_quantum, args.trials, 1, gaussian, progress),
+            ),
             (
                 "QiskitIAE (Aer)",
                 "s",
-                curve(QiskitIAE(), eps_qiskit, args.qiskit_trials, 2, gaussian),
+                curve(QiskitIAE(), eps_qiskit, args.qiskit_trials, 2, gaussian, progress),
             ),
             (
                 "ClassicalMonteCarlo",
                 "^-",
-                curve(ClassicalMonteCarlo(), eps_classical, args.trials, 3, gaussian),
+                curve(ClassicalMonteCarlo(), eps_classical, args.trials, 3, gaussian, progress),
             ),
         ]
         for name, style, (q, e) in runs:
@@ -108,6 +124,7 @@ def main() -> None:
         ax.set_title(title)
         ax.legend(fontsize=8)
         print(f"  ({time.perf_counter() - start:.1f} s)")
+    progress.finish()
     fig.suptitle(f"QMC mean estimation: error vs queries (delta = {DELTA})")
     fig.tight_layout()
     fig.savefig(args.out, dpi=120)

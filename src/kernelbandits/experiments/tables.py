@@ -171,6 +171,13 @@ def export(
         raise ValueError(f"export path must end in .csv or .parquet; got {out.name!r}")
     if table not in ("runs", "rounds"):
         raise ValueError(f"table must be 'runs' or 'rounds'; got {table!r}")
+    if fmt == "parquet":  # before any work: nothing is written without the extra
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise ImportError(
+                "Parquet export needs pyarrow: pip install 'kernelbandits[tables]'"
+            ) from None
     if experiment is not None:
         _check_stored(store, experiment)
     frame = (rounds_table if table == "rounds" else runs_table)(store, experiment)
@@ -178,11 +185,5 @@ def export(
     if fmt == "csv":
         frame.to_csv(out, index=False)
     else:
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise ImportError(
-                "Parquet export needs pyarrow: pip install 'kernelbandits[tables]'"
-            ) from None
         frame.to_parquet(out, index=False)
     return out
