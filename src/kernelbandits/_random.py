@@ -5,6 +5,8 @@ There is no global random state anywhere in the package.
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 import numpy as np
 
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
@@ -40,3 +42,23 @@ def check_generator(rng: object, name: str = "rng") -> np.random.Generator:
             f"got {rng!r} ({type(rng).__name__})"
         )
     return rng
+
+
+@overload
+def check_int_seed(seed: object, name: str = ..., allow_none: Literal[False] = ...) -> int: ...
+@overload
+def check_int_seed(seed: object, name: str = ..., *, allow_none: bool) -> int | None: ...
+def check_int_seed(seed: object, name: str = "seed", allow_none: bool = False) -> int | None:
+    """``seed`` as an ``int`` if it is an integer >= 0 (``None`` kept when ``allow_none``);
+    else a ``ValueError`` naming ``name``. For objects whose output must be a pure function of
+    the seed and of a history (a :class:`~kernelbandits.campaign.Campaign`, the Optuna
+    samplers): a ``Generator``, whose state moves, is refused as well."""
+    if seed is None and allow_none:
+        return None
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0:
+        allowed = "an integer >= 0" + (" or None" if allow_none else "")
+        raise ValueError(
+            f"{name} must be {allowed} (the output is a pure function of it and of the trials "
+            f"so far); got {seed!r} ({type(seed).__name__})"
+        )
+    return int(seed)

@@ -128,3 +128,11 @@ def check_count(value: int, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
     return int(value)
+
+
+def check_flag(value: object, name: str) -> bool:
+    """``value`` if it is ``True`` or ``False`` (a number or a string is refused, not read as
+    a truth value), else a ``ValueError`` naming ``name``."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False; got {value!r} ({type(value).__name__})")
+    return bool(value)

@@ -51,10 +51,12 @@ from scipy.optimize import minimize_scalar
 from threadpoolctl import threadpool_limits
 
 from kernelbandits._deprecation import renamed_parameters
+from kernelbandits._random import check_int_seed
 from kernelbandits._validation import (
     FloatArray,
     as_finite_scalar,
     check_count,
+    check_flag,
     check_positive,
     numeric_array,
 )
@@ -67,7 +69,7 @@ from kernelbandits.policies.bkb import BKB
 from kernelbandits.policies.gp import GPEI, GPTS, GPUCB
 from kernelbandits.regression.icm_likelihood import ICMFit, fit_icm_map
 from kernelbandits.regression.likelihood import HyperPrior, fit_map, schedule_point
-from kernelbandits.space import SearchSpace
+from kernelbandits.space import SearchSpace, check_space
 
 __all__ = [
     "Campaign",
@@ -90,29 +92,24 @@ __all__ = [
 _SD_FLOOR = 1e-12
 
 
+def check_beta(beta: object) -> float | Literal["theory"]:
+    """``beta`` if it is ``"theory"`` (IGP-UCB's schedule) or a finite positive number, else a
+    ``ValueError`` naming it (shared by the factories and the Optuna samplers)."""
+    if isinstance(beta, str) and beta == "theory":
+        return "theory"
+    if not isinstance(beta, str):
+        try:
+            return check_positive(beta, "beta")  # type: ignore[arg-type]
+        except ValueError:
+            pass
+    raise ValueError(
+        f"beta must be a finite positive number or 'theory'; got {beta!r} ({type(beta).__name__})"
+    )
+
+
 def _beta(beta: float | str, noise_var: float) -> BetaSchedule | float:
-    if isinstance(beta, str):
-        if beta != "theory":
-            raise ValueError(f"beta must be a positive number or 'theory'; got {beta!r}")
-        return IGPUCBBeta(noise_std=math.sqrt(noise_var))
-    return check_positive(beta, "beta")
-
-
-def _check_space(space: object) -> SearchSpace:
-    if not isinstance(space, SearchSpace):
-        raise ValueError(f"space must be a SearchSpace; got {space!r} ({type(space).__name__})")
-    return space
-
-
-def _check_seed(seed: object, name: str = "seed") -> int:
-    """``seed`` as an int if it is an integer >= 0: a campaign derives every draw from it and
-    from its trials, so a Generator (whose state moves) is refused as well."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(
-            f"{name} must be an integer >= 0 (the campaign is a pure function of it and of its "
-            f"trials); got {seed!r} ({type(seed).__name__})"
-        )
-    return int(seed)
+    checked = check_beta(beta)
+    return IGPUCBBeta(noise_std=math.sqrt(noise_var)) if checked == "theory" else checked
 
 
 def _check_domain(space: SearchSpace, domain: Domain) -> None:
@@ -176,18 +173,14 @@ def gp(
     (2048 Sobol points, the 5 best observed points and 64 local candidates around each, 8
     L-BFGS-B runs with the analytic gradient), projected onto the values ``space`` can take.
     """
-    _check_space(space)
+    check_space(space)
     check_positive(lengthscale, "lengthscale")
     check_positive(noise_var, "noise_var")
     if acquisition not in _ACQUISITIONS:
         raise ValueError(f"acquisition must be one of {_ACQUISITIONS}; got {acquisition!r}")
     if hyperparameters not in ("fixed", "map"):
         raise ValueError(f"hyperparameters must be 'fixed' or 'map'; got {hyperparameters!r}")
-    if not isinstance(output_warping, bool | np.bool_):
-        raise ValueError(
-            f"output_warping must be True or False; got {output_warping!r} "
-            f"({type(output_warping).__name__})"
-        )
+    check_flag(output_warping, "output_warping")
     if prior is not None and not isinstance(prior, HyperPrior):
         raise ValueError(f"prior must be a HyperPrior or None; got {type(prior).__name__}")
     width = _beta(beta, noise_var)
@@ -427,7 +420,7 @@ def bkb(
     as :func:`gp` does (:func:`map_fit`, an exact-GP fit on the geometric schedule, O(n^3)
     per fit); ``"fixed"`` keeps the isotropic ``lengthscale`` and ``noise_var``.
     """
-    _check_space(space)
+    check_space(space)
     check_positive(lengthscale, "lengthscale")
     check_positive(noise_var, "noise_var")
     check_positive(qbar, "qbar")
@@ -553,7 +546,7 @@ def standardize(values: Sequence[float] | ArrayLike) -> tuple[FloatArray, float,
 
 def policy_seed(seed: int, n_trials: int) -> int:
     """The seed given to the policy rebuilt for the ask that follows ``n_trials`` trials."""
-    seed = _check_seed(seed)
+    seed = check_int_seed(seed)
     n_trials = check_count(n_trials, "n_trials", minimum=0)
     return int(np.random.SeedSequence([seed, n_trials, 1]).generate_state(1)[0])
 
@@ -628,8 +621,8 @@ class Campaign:
         n_init: int = 5,
         pending: Literal["hallucinate", "refuse"] = "hallucinate",
     ) -> None:
-        _check_space(space)
-        seed = _check_seed(seed)
+        check_space(space)
+        seed = check_int_seed(seed)
         if direction not in ("maximize", "minimize"):
             raise ValueError(f"direction must be 'maximize' or 'minimize'; got {direction!r}")
         n_init = check_count(n_init, "n_init", minimum=0)

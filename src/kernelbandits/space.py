@@ -107,6 +107,13 @@ def _shown(value: Any) -> str:
     return f"{value!r} ({type(value).__name__})"
 
 
+def check_space(space: object, name: str = "space") -> SearchSpace:
+    """``space`` if it is a :class:`SearchSpace`, else a ``ValueError`` naming ``name``."""
+    if not isinstance(space, SearchSpace):
+        raise ValueError(f"{name} must be a SearchSpace; got {_shown(space)}")
+    return space
+
+
 def _check_param(p: Any) -> None:
     if not isinstance(p, Float | Int | Categorical):
         raise ValueError(f"params must be Float, Int or Categorical objects; got {_shown(p)}")

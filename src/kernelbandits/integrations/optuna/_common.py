@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,7 +21,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without optuna
         "kernelbandits.integrations.optuna needs Optuna: pip install 'kernelbandits[optuna]'"
     ) from exc
 
-import numpy as np
 
 from kernelbandits._validation import check_count
 from kernelbandits.campaign import Trial
@@ -43,37 +41,6 @@ __all__ = [
 
 class IndependentSamplingWarning(UserWarning):
     """A parameter outside the relative search space was sampled by the independent sampler."""
-
-
-def check_seed(seed: object) -> int | None:
-    """``seed`` as an int if it is an integer >= 0, ``None`` as given; else a ``ValueError``
-    naming ``seed``. A sampler's proposals are a pure function of its seed and of the study's
-    trials, so a numpy Generator (whose state moves) is refused too."""
-    if seed is None:
-        return None
-    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(
-            "seed must be an integer >= 0 or None (proposals are a pure function of it and of "
-            f"the study's trials); got {seed!r} ({type(seed).__name__})"
-        )
-    return int(seed)
-
-
-def is_positive_number(value: object) -> bool:
-    """Whether ``value`` is a finite real number > 0 (a bool or a string is not)."""
-    return (
-        isinstance(value, numbers.Real)
-        and not isinstance(value, bool | np.bool_)
-        and math.isfinite(float(value))
-        and float(value) > 0
-    )
-
-
-def check_flag(value: object, name: str) -> bool:
-    """``value`` if it is ``True`` or ``False``, else a ``ValueError`` naming ``name``."""
-    if not isinstance(value, bool | np.bool_):
-        raise ValueError(f"{name} must be True or False; got {value!r} ({type(value).__name__})")
-    return bool(value)
 
 
 def _stepped(dist: BaseDistribution) -> bool:

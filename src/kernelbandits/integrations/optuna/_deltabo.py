@@ -26,7 +26,6 @@ from kernelbandits.domains import Domain
 from kernelbandits.integrations.optuna._common import (
     _internal,
     _varying_intersection,
-    is_positive_number,
     study_direction,
 )
 from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
@@ -301,10 +300,7 @@ class DeltaBOSampler(GPUCBSampler):
         independent_sampler: BaseSampler | None = None,
         hyperparameters: Hyperparameters = "map",
     ) -> None:
-        if not is_positive_number(beta):
-            raise ValueError(
-                f"beta must be a finite positive number; got {beta!r} ({type(beta).__name__})"
-            )
+        check_positive(beta, "beta")  # a number here: Thm 1's schedule needs the domain
         n_startup_trials = check_count(n_startup_trials, "n_startup_trials", minimum=0)
         super().__init__(
             seed=seed,

@@ -13,17 +13,15 @@ from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, RandomSampler
 from optuna.trial import FrozenTrial, TrialState
 
-from kernelbandits._validation import check_count
-from kernelbandits.campaign import Trial
+from kernelbandits._random import check_int_seed
+from kernelbandits._validation import check_count, check_flag
+from kernelbandits.campaign import Trial, check_beta
 from kernelbandits.integrations.optuna._common import (
     PROPOSAL_ATTR,
     IndependentSamplingWarning,
     _external,
     _param_from_distribution,
     _varying_intersection,
-    check_flag,
-    check_seed,
-    is_positive_number,
     observed_history,
     search_space_from_distributions,
     study_direction,
@@ -151,18 +149,14 @@ class GPUCBSampler(BaseSampler):
             raise ValueError(f"acquisition must be 'ucb', 'ei' or 'ts'; got {acquisition!r}")
         self._acquisition: Literal["ucb", "ei", "ts"] = acquisition
         self._output_warping = check_flag(output_warping, "output_warping")
-        if not (beta == "theory" if isinstance(beta, str) else is_positive_number(beta)):
-            raise ValueError(
-                f"beta must be a finite positive number or 'theory'; got {beta!r} "
-                f"({type(beta).__name__})"
-            )
+        check_beta(beta)
         n_startup_trials = check_count(n_startup_trials, "n_startup_trials", minimum=1)
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
             raise ValueError(
                 "independent_sampler must be an Optuna sampler (BaseSampler) or None; "
                 f"got {independent_sampler!r}"
             )
-        seed = check_seed(seed)
+        seed = check_int_seed(seed, allow_none=True)
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         self._seed = seed

@@ -120,7 +120,7 @@ from kernelbandits.kernels.features import FeatureMap
 from kernelbandits.metalearning.kgl import BaseKernels, KernelEstimate, MetaKGL
 from kernelbandits.policies.libo import integer_exploration
 from kernelbandits.regression.likelihood import HyperPrior
-from kernelbandits.space import Categorical, SearchSpace
+from kernelbandits.space import Categorical, SearchSpace, check_space
 
 if TYPE_CHECKING:
     from optuna.storages import BaseStorage
@@ -242,8 +242,7 @@ class SEDictionary(_NamedKernels):
     """
 
     def __init__(self, space: SearchSpace, lengthscales: tuple[float, ...] = (0.1, 0.3)) -> None:
-        if not isinstance(space, SearchSpace):
-            raise ValueError(f"space must be a SearchSpace; got {type(space).__name__}")
+        check_space(space)
         given = numeric_array(lengthscales, "lengthscales", "a tuple of numbers in (0, 2]")
         ls = [float(v) for v in given.reshape(-1)]
         if not ls or any(not (math.isfinite(v) and 0 < v <= 2) for v in ls):
@@ -294,8 +293,7 @@ class CosineDictionary(_NamedKernels):
     """
 
     def __init__(self, space: SearchSpace, n_frequencies: int = 8) -> None:
-        if not isinstance(space, SearchSpace):
-            raise ValueError(f"space must be a SearchSpace; got {type(space).__name__}")
+        check_space(space)
         n_frequencies = check_count(n_frequencies, "n_frequencies", minimum=1)
         columns = _Columns()
         for prm, block in zip(space.params, space.blocks, strict=True):
@@ -768,5 +766,5 @@ class LIBOSampler(GPUCBSampler):
             self._check_single_objective(study)
             join_family(study, self.family)
         except ValueError:
-            study._storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
+            study.tell(trial.number, state=TrialState.FAIL)
             raise
