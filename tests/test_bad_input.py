@@ -27,11 +27,15 @@ from kernelbandits.acquisition import (
     BoxOptimizer,
     ExpectedImprovement,
     ProbabilityOfImprovement,
+    SobolSearch,
     ThompsonSampling,
     UpperConfidenceBound,
+    argmax_random_tie,
+    best_observed_mean,
     check_acquisition_name,
     expected_hypervolume_improvement,
-    maximize_on_domain,
+    maximize_acquisition,
+    maximize_score,
     pointwise_acquisition,
 )
 from kernelbandits.kernels import (
@@ -161,6 +165,7 @@ from policy_zoo import POLICY_FACTORIES
 NAN, INF = float("nan"), float("inf")
 GRID = Grid.lattice([0.0, 0.0], [1.0, 1.0], 5)  # 25 points on [0, 1]^2
 LINE = Grid.linspace(0.0, 1.0, 11)
+POST1 = GPPosterior(RBF(0.2), 0.1, input_dim=1)  # a posterior for the acquisitions
 BOX = Box([0.0, 0.0], [1.0, 1.0])
 ALLOWED_SEED = r"integer >= 0, a numpy Generator or SeedSequence"
 FINITE_POSITIVE = r"finite positive number"
@@ -271,7 +276,7 @@ DOMAINS = [
     _b("grid-index-wrong-dim", lambda: GRID.index([0.5]), "x", r"shape \(2,\)"),
     _b(
         "grid-argmax-shape",
-        lambda: LINE.argmax(np.zeros(3), np.random.default_rng(0)),
+        lambda: maximize_score(LINE, lambda X: np.zeros(3), np.random.default_rng(0)),
         "values",
         r"shape \(11,\)",
     ),
@@ -676,17 +681,33 @@ OTHERS = [
         "values",
         r"shape \(m, 2\)",
     ),
-    _b("ucb-width-negative", lambda: UpperConfidenceBound(-1.0), "width", "non-negative"),
-    _b("ei-incumbent-nan", lambda: ExpectedImprovement(NAN), "incumbent", "finite"),
-    _b("ei-xi-negative", lambda: ExpectedImprovement(0.0, xi=-1.0), "xi", "non-negative"),
-    _b("ts-n-candidates-0", lambda: ThompsonSampling(0), "n_candidates", ">= 1"),
+    _b("ucb-width-negative", lambda: UpperConfidenceBound(POST1, -1.0), "width", "non-negative"),
+    _b("ei-incumbent-nan", lambda: ExpectedImprovement(POST1, NAN), "incumbent", "finite"),
+    _b("ei-xi-negative", lambda: ExpectedImprovement(POST1, 0.0, xi=-1.0), "xi", "non-negative"),
+    _b("ts-n-candidates-0", lambda: ThompsonSampling(POST1, 0), "n_candidates", ">= 1"),
     _b(
         "pointwise-name",
-        lambda: pointwise_acquisition("lcb", 1.0, 0.0),
+        lambda: pointwise_acquisition("lcb", POST1, 1.0, 0.0),
         "acquisition",
         r"'ucb', 'ei' or 'pi'",
     ),
     _b("box-optimizer-n-sobol", lambda: BoxOptimizer(n_sobol=0), "n_sobol", ">= 1"),
+    _b("sobol-search-n-candidates", lambda: SobolSearch(n_candidates=0), "n_candidates", ">= 1"),
+    _b("sobol-search-n-refine", lambda: SobolSearch(n_refine=-1), "n_refine", ">= 0"),
+    _b("argmax-empty", lambda: argmax_random_tie(np.zeros(0), RNG), "values", "m >= 1"),
+    _b(
+        "maximize-acquisition-domain",
+        lambda: maximize_acquisition(UpperConfidenceBound(POST1, 1.0), "[0, 1]", RNG),
+        "domain",
+        "a Grid or a Box",
+        TypeError,
+    ),
+    _b(
+        "best-observed-mean-shape",
+        lambda: best_observed_mean(POST1, np.zeros((2, 3))),
+        "X",
+        "1 columns",
+    ),
     _b(
         "box-optimizer-local-scale",
         lambda: BoxOptimizer(local_scale=0.0),
@@ -1147,7 +1168,7 @@ MORE = [
         "size",
         "integer >= 1",
     ),
-    _b("ts-max-joint-0", lambda: ThompsonSampling(max_joint=0), "max_joint", "integer >= 1"),
+    _b("ts-max-joint-0", lambda: ThompsonSampling(POST1, max_joint=0), "max_joint", "integer >= 1"),
     _b(
         "ehvi-shapes",
         lambda: expected_hypervolume_improvement(
@@ -1191,7 +1212,7 @@ MORE = [
     _b("metakgl-fit-no-task", lambda: MetaKGL(BASE1, 0.5, 0.25).fit([]), "tasks", "at least one"),
     _b("metakgl-omega", lambda: MetaKGL(BASE1, 0.5, -0.25), "omega", FINITE_POSITIVE),
     _b("gppi-xi", lambda: GPPI(GRID, RBF(0.2), xi=-0.1), "xi", "non-negative"),
-    _b("pi-xi", lambda: ProbabilityOfImprovement(0.0, xi=-1.0), "xi", "non-negative"),
+    _b("pi-xi", lambda: ProbabilityOfImprovement(POST1, 0.0, xi=-1.0), "xi", "non-negative"),
     _b("acquisition-name", lambda: check_acquisition_name("lcb"), "acquisition", "'ts'"),
     _b("qiskit-iae-alpha", lambda: QiskitIAE(alpha=2.0), "alpha", r"\(0, 1\)"),
     _b(
@@ -1213,7 +1234,7 @@ MORE = [
     _b("psd-root-shape", lambda: psd_root(np.zeros((2, 3))), "cov", "square"),
     _b(
         "maximize-grid-scores",
-        lambda: maximize_on_domain(LINE, lambda X: X[:, 0], RNG, grid_scores=lambda: np.zeros(3)),
+        lambda: maximize_score(LINE, lambda X: X[:, 0], RNG, grid_scores=lambda: np.zeros(3)),
         "values",
         r"shape \(11,\)",
     ),
@@ -1250,6 +1271,7 @@ NOT_CALLED = {
     "NystromEmbedding": "built by nystrom_embedding (in the table)",
     "CandidatePosterior": "built by GPPosterior.track",
     "FittedSourceTarget": "built by SourceTargetGP.posterior",
+    "GridTracked": "built by the policies over a posterior and the grid cache it made",
     "device_noise_model": "needs qiskit-aer; no argument a user can get wrong but num_qubits",
     "log_h": "vectorised acquisition math on arrays a policy built",
     "log_ei_score": "vectorised acquisition math on arrays a policy built",

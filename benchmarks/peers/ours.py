@@ -80,12 +80,12 @@ class OursSingle(Implementation):
             self.post.add_batch(p.X[s : s + BUILD_BLOCK], y[s : s + BUILD_BLOCK])
 
     def posterior(self) -> Posterior:
-        return self.tracker.mean[:, None], self.tracker.var[:, None]
+        return self.tracker.mean[:, None], self.tracker.variance[:, None]
 
     def round(self, j: int) -> int:
         self.post.add(self.problem.Xc[j], float(self.problem.Yc[j, 0]))
         tr = self.tracker
-        return int(np.argmax(tr.mean + 2.0 * np.sqrt(tr.var)))
+        return int(np.argmax(tr.mean + 2.0 * np.sqrt(tr.variance)))
 
     def cache_nbytes(self) -> int:
         return self.post.cache_nbytes()
@@ -140,7 +140,7 @@ class OursICM(Implementation):
     def round(self, j: int) -> int:
         self.post.add(self.problem.Xc[j], self.problem.Yc[j])
         mu = np.column_stack([tr.mean for tr in self.trackers])  # (m, r)
-        var = np.column_stack([tr.var for tr in self.trackers])  # (m, r)
+        var = np.column_stack([tr.variance for tr in self.trackers])  # (m, r)
         task_var_max = (var @ self._u_sq).max(axis=1)
         return int(np.argmax(mu @ self._u_mean + 2.0 * np.sqrt(np.maximum(task_var_max, 0.0))))
 

@@ -55,9 +55,9 @@ def _acquisition(impl: OursSingle | OursICM) -> int:
     """The acquisition part of ``impl.round`` (same code)."""
     if isinstance(impl, OursSingle):
         tr = impl.tracker
-        return int(np.argmax(tr.mean + 2.0 * np.sqrt(tr.var)))
+        return int(np.argmax(tr.mean + 2.0 * np.sqrt(tr.variance)))
     mu = np.column_stack([tr.mean for tr in impl.trackers])
-    var = np.column_stack([tr.var for tr in impl.trackers])
+    var = np.column_stack([tr.variance for tr in impl.trackers])
     task_var_max = (var @ impl._u_sq).max(axis=1)
     return int(np.argmax(mu @ impl._u_mean + 2.0 * np.sqrt(np.maximum(task_var_max, 0.0))))
 

@@ -72,3 +72,36 @@ def replaced_parameters(
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def warn_renamed(old: str, new: str, stacklevel: int = 3) -> None:
+    """The one ``DeprecationWarning`` of a renamed method, function or call form: ``old`` still
+    works for one release; ``new`` is how to write it now (the glossary lists both)."""
+    warnings.warn(
+        f"{old} is deprecated and will be removed in the next release; use {new} "
+        "(see the glossary)",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def renamed_method(old: str, new: str) -> Callable[..., Any]:
+    """A method ``old`` that warns and calls the method ``new`` of the same object."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        warn_renamed(f"{type(self).__name__}.{old}()", f".{new}()")
+        return getattr(self, new)(*args, **kwargs)
+
+    method.__name__ = method.__qualname__ = old
+    method.__doc__ = f"Deprecated spelling of :meth:`{new}`."
+    return method
+
+
+def renamed_property(old: str, new: str) -> property:
+    """A property ``old`` that warns and reads the attribute ``new`` of the same object."""
+
+    def getter(self: Any) -> Any:
+        warn_renamed(f"{type(self).__name__}.{old}", f".{new}")
+        return getattr(self, new)
+
+    return property(getter, doc=f"Deprecated spelling of :attr:`{new}`.")

@@ -1,12 +1,12 @@
 """Domains: a finite :class:`Grid` of points and a continuous :class:`Box`.
 
-Both answer three questions a policy asks: is this point allowed (:meth:`validate`), how do I
-draw uniform points (:meth:`sample`), and where is the maximum of a vectorised acquisition
-function (:meth:`maximize`). On a Grid the maximum is exact (random tie-breaking); on a Box it is
-dense scrambled-Sobol candidates followed by L-BFGS-B refinement of the best few.
+Domains are geometry only. Both answer two questions a policy asks: is this point allowed
+(:meth:`validate`) and how do I draw uniform points (:meth:`sample`). Where the maximum of an
+acquisition lies is the optimiser's question
+(:func:`~kernelbandits.acquisition.maximize_acquisition`): exact on a Grid (random
+tie-breaking), Sobol candidates and L-BFGS-B on a Box.
 
-Notation: ``d`` dimension, ``m`` number of points, ``acq: (m, d) -> (m,)`` an acquisition
-function evaluated on many points at once.
+Notation: ``d`` dimension, ``m`` number of points.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import minimize
 from scipy.stats import qmc
 
+from kernelbandits._deprecation import warn_renamed
 from kernelbandits._validation import (
     FloatArray,
     as_point,
@@ -28,9 +28,7 @@ from kernelbandits._validation import (
     numeric_array,
 )
 
-__all__ = ["Acquisition", "Box", "Domain", "Grid"]
-
-Acquisition = Callable[[FloatArray], FloatArray]
+__all__ = ["Box", "Domain", "Grid"]
 
 
 @runtime_checkable
@@ -42,8 +40,6 @@ class Domain(Protocol):
     def validate(self, x: ArrayLike, name: str = "x") -> FloatArray: ...
 
     def sample(self, n: int, rng: np.random.Generator) -> FloatArray: ...
-
-    def maximize(self, acq: Acquisition, rng: np.random.Generator) -> FloatArray: ...
 
 
 def _bounds(lower: ArrayLike, upper: ArrayLike) -> tuple[FloatArray, FloatArray]:
@@ -134,6 +130,23 @@ class Grid:
             )
         return j
 
+    def argmax(self, values: ArrayLike, rng: np.random.Generator) -> int:
+        """Deprecated: :func:`~kernelbandits.acquisition.argmax_random_tie`."""
+        from kernelbandits.acquisition.optimize import argmax_random_tie
+
+        warn_renamed("Grid.argmax(values, rng)", "acquisition.argmax_random_tie(values, rng)")
+        v = np.asarray(values, dtype=float)
+        if v.shape != (len(self),):
+            raise ValueError(f"values must have shape ({len(self)},); got {v.shape}")
+        return argmax_random_tie(v, rng)
+
+    def maximize(self, acq: Callable[[FloatArray], FloatArray], rng: np.random.Generator):
+        """Deprecated: :func:`~kernelbandits.acquisition.maximize_score`."""
+        from kernelbandits.acquisition.optimize import maximize_score
+
+        warn_renamed("Grid.maximize(score, rng)", "acquisition.maximize_score(grid, score, rng)")
+        return maximize_score(self, acq, rng).copy()
+
     def validate(self, x: ArrayLike, name: str = "x") -> FloatArray:
         """Return the grid point equal to ``x``; ``ValueError`` if there is none."""
         return self.points[self.index(x, name)].copy()
@@ -142,23 +155,6 @@ class Grid:
         """``n`` grid points drawn uniformly with replacement, shape ``(n, d)``."""
         return self.points[rng.integers(len(self), size=check_count(n, "n", 0))].copy()
 
-    def argmax(self, values: ArrayLike, rng: np.random.Generator) -> int:
-        """Index of the largest of ``values`` (shape ``(m,)``), ties broken uniformly at random."""
-        v = np.asarray(values, dtype=float)
-        if v.shape != (len(self),):
-            raise ValueError(f"values must have shape ({len(self)},); got {v.shape}")
-        if np.isnan(v).any():
-            raise FloatingPointError(
-                f"{int(np.isnan(v).sum())} of the {v.size} scores are NaN (a posterior or an "
-                "acquisition that is not finite): no point can be chosen"
-            )
-        best = np.flatnonzero(v >= np.max(v))
-        return int(best[0] if best.size == 1 else rng.choice(best))
-
-    def maximize(self, acq: Acquisition, rng: np.random.Generator) -> FloatArray:
-        """The grid point maximising ``acq`` exactly."""
-        return self.points[self.argmax(acq(self.points), rng)].copy()
-
 
 class Box:
     """The box of the points ``x`` with ``lower_i <= x_i <= upper_i`` in every coordinate ``i``.
@@ -166,8 +162,10 @@ class Box:
     Parameters
     ----------
     lower, upper : (d,) bounds with ``lower < upper``.
-    n_candidates : number of scrambled-Sobol points scored per :meth:`maximize` call.
-    n_refine : number of best candidates refined by L-BFGS-B (0 disables refinement).
+    n_candidates, n_refine : the budget of the default acquisition search on this box
+        (:class:`~kernelbandits.acquisition.SobolSearch`: scrambled-Sobol points scored, best
+        candidates refined by L-BFGS-B, 0 disables refinement); read by the optimiser, not
+        used by the box itself.
     """
 
     def __init__(
@@ -205,26 +203,15 @@ class Box:
             (check_count(n, "n", 0), self.dim)
         )
 
+    def maximize(self, acq: Callable[[FloatArray], FloatArray], rng: np.random.Generator):
+        """Deprecated: :class:`~kernelbandits.acquisition.SobolSearch`."""
+        from kernelbandits.acquisition.optimize import maximize_score
+
+        warn_renamed("Box.maximize(score, rng)", "acquisition.maximize_score(box, score, rng)")
+        return maximize_score(self, acq, rng)
+
     def sobol(self, n: int, rng: np.random.Generator) -> FloatArray:
         """``n`` scrambled-Sobol points in the box, shape ``(n, d)`` (quasi-random, seeded)."""
         engine = qmc.Sobol(self.dim, scramble=True, seed=rng)
         m = int(np.ceil(np.log2(max(int(n), 1))))
         return qmc.scale(engine.random_base2(m)[: int(n)], self.lower, self.upper)
-
-    def maximize(self, acq: Acquisition, rng: np.random.Generator) -> FloatArray:
-        """Approximate maximiser of ``acq`` on the box: Sobol candidates, then L-BFGS-B."""
-        cand = self.sobol(self.n_candidates, rng)
-        values = np.asarray(acq(cand), dtype=float)
-        order = np.argsort(-values)
-        best_x, best_v = cand[order[0]], float(values[order[0]])
-        for start in cand[order[: self.n_refine]]:
-            res = minimize(
-                lambda z: -float(np.asarray(acq(z[None, :]))[0]),
-                start,
-                method="L-BFGS-B",
-                bounds=self.bounds,
-                options={"maxiter": 50},
-            )
-            if np.isfinite(res.fun) and -res.fun > best_v:
-                best_x, best_v = np.clip(res.x, self.lower, self.upper), -float(res.fun)
-        return np.asarray(best_x, dtype=float).copy()

@@ -81,8 +81,8 @@ def test_expected_and_probability_of_improvement_match_monte_carlo(xi):
     draws = mu + sd * np.random.default_rng(1).standard_normal((200_000, 1)) * np.ones_like(mu)
     mc_ei = np.maximum(draws - best - xi, 0).mean(axis=0)
     mc_pi = (draws > best + xi).mean(axis=0)
-    np.testing.assert_allclose(ei.acquisition()(mu, sd), mc_ei, atol=4e-3 * sd.max() + 1e-4)
-    np.testing.assert_allclose(pi.acquisition()(mu, sd), mc_pi, atol=5e-3)
+    np.testing.assert_allclose(ei.acquisition().score(mu, sd), mc_ei, atol=4e-3 * sd.max() + 1e-4)
+    np.testing.assert_allclose(pi.acquisition().score(mu, sd), mc_pi, atol=5e-3)
 
 
 def test_thompson_sampling_picks_the_argmax_of_a_posterior_draw():
@@ -96,7 +96,7 @@ def test_thompson_sampling_picks_the_argmax_of_a_posterior_draw():
         for x, y in zip(X_seen, y_seen, strict=True):
             policy.tell(x, y)
         picks[grid.index(policy.ask())] += 1
-    mean, cov = policy.posterior.mean(grid.points), policy.posterior.cov(grid.points)
+    mean, cov = policy.posterior.mean(grid.points), policy.posterior.covariance(grid.points)
     draws = np.random.default_rng(0).multivariate_normal(mean, cov, size=200_000)
     expected = np.bincount(draws.argmax(axis=1), minlength=5) / 200_000
     np.testing.assert_allclose(picks / 3000, expected, atol=0.03)

@@ -188,13 +188,13 @@ def test_authors_weighting_matches_the_codes_weight_space_formula_and_not_eq3():
         for x_i, y_i, e_i in zip(X, y, eps, strict=True):
             pol._observe(x_i, float(y_i), float(e_i))
     Phi, phi = feats(X), feats(GRID.points)
-    mu_authors, _ = pols["authors"].mean_sd()
+    mu_authors, _ = pols["authors"].mean_sd(GRID.points)
     np.testing.assert_allclose(mu_authors, _authors_feature_mean(phi, Phi, eps, y), atol=1e-10)
     # eq. (3) is the same formula with y weighted by 1/eps^2 once (y / eps^2 -> y / eps)
-    mu_paper, sd_paper = pols["paper"].mean_sd()
+    mu_paper, sd_paper = pols["paper"].mean_sd(GRID.points)
     np.testing.assert_allclose(mu_paper, _authors_feature_mean(phi, Phi, eps, y * eps), atol=1e-10)
     # the weighting changes the mean only; the code's variance is eq. (3)'s
-    np.testing.assert_allclose(pols["authors"].mean_sd()[1], sd_paper, atol=1e-12)
+    np.testing.assert_allclose(pols["authors"].mean_sd(GRID.points)[1], sd_paper, atol=1e-12)
     # the twice-measured arm: its mean is inflated about 1/eps times (the lock-in)
     assert mu_authors[9] > 3 * mu_paper[9]
 

@@ -46,7 +46,7 @@ def test_full_dictionary_equals_exact_gp(kernel: Kernel, sk_kernel: object, weig
     lam = 0.05
     w = np.random.default_rng(1).uniform(1.0, 3.0, X.shape[0]) if weighted else None
     post = NystromPosterior(kernel, lam, X, X, y, weights=w)
-    mu, var = post.mean_and_variance(Xq)
+    mu, var = post.predict(Xq)
     m_ref, sd_ref = _sklearn_gp(sk_kernel, lam, X, y).predict(Xq, return_std=True)
     assert post.rank == X.shape[0]
     np.testing.assert_allclose(mu, m_ref, rtol=1e-8, atol=1e-12)
@@ -82,8 +82,8 @@ def test_weights_cancel_in_the_posterior(data):
     D = X[::2]
     plain = NystromPosterior(kernel, 0.01, D, X, y)
     weighted = NystromPosterior(kernel, 0.01, D, X, y, weights=np.arange(1, D.shape[0] + 1.0))
-    mu0, v0 = plain.mean_and_variance(Xq)
-    mu1, v1 = weighted.mean_and_variance(Xq)
+    mu0, v0 = plain.predict(Xq)
+    mu1, v1 = weighted.predict(Xq)
     np.testing.assert_allclose(mu1, mu0, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(v1, v0, rtol=1e-8, atol=1e-10)
 
@@ -106,7 +106,7 @@ def test_empty_dictionary_gives_the_prior(data):
     X, y, Xq = data
     kernel = RBF(LS, 2.0)
     post = NystromPosterior(kernel, 0.1, np.zeros((0, 2)), X, y)
-    mu, var = post.mean_and_variance(Xq)
+    mu, var = post.predict(Xq)
     assert post.rank == 0 and post.dictionary_size == 0
     np.testing.assert_array_equal(mu, 0.0)
     np.testing.assert_array_equal(var, 2.0)

@@ -7,6 +7,7 @@ from sklearn.gaussian_process.kernels import RBF as SkRBF
 from sklearn.gaussian_process.kernels import ConstantKernel
 from sklearn.gaussian_process.kernels import Matern as SkMatern
 
+from kernelbandits.acquisition import argmax_random_tie
 from kernelbandits.domains import Grid
 from kernelbandits.kernels import RBF, Matern
 from kernelbandits.regression import GPPosterior, information_gain, psd_root, sample_gaussian
@@ -62,7 +63,7 @@ def test_chunked_predictions_and_tracker_equal_sklearn(monkeypatch):
     post.add_batch(X, y)
     tracker = post.track(Xs)
     mean_ref, sd_ref = _sklearn(sk_kernel, X, y, 0.05).predict(Xs, return_std=True)
-    for mean, var in (post.predict(Xs), (tracker.mean, tracker.var)):
+    for mean, var in (post.predict(Xs), (tracker.mean, tracker.variance)):
         np.testing.assert_allclose(mean, mean_ref, rtol=1e-8, atol=1e-10)
         np.testing.assert_allclose(var, sd_ref**2, rtol=1e-8, atol=1e-12)
     assert len(gp_module._chunks(1100, 80)) == 5
@@ -116,7 +117,7 @@ def test_incremental_equals_batch_after_200_rounds():
     mean_b, var_b = batch.predict(cand)
     np.testing.assert_allclose(inc.cholesky_factor, batch.cholesky_factor, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(tracked.mean, mean_b, rtol=1e-8, atol=1e-9)
-    np.testing.assert_allclose(tracked.var, var_b, rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(tracked.variance, var_b, rtol=1e-6, atol=1e-10)
     np.testing.assert_allclose(inc.predict(cand)[0], mean_b, rtol=1e-8, atol=1e-9)
 
 
@@ -132,8 +133,8 @@ def test_tracking_started_late_and_block_updates_agree():
         post.add(x, v)
     mean_ref, var_ref = post.predict(cand)
     np.testing.assert_allclose(tracked.mean, mean_ref, rtol=1e-9, atol=1e-10)
-    np.testing.assert_allclose(tracked.var, var_ref, rtol=1e-8, atol=1e-12)
-    np.testing.assert_allclose(tracked.cov(), post.cov(cand), atol=1e-10)
+    np.testing.assert_allclose(tracked.variance, var_ref, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(tracked.covariance(), post.covariance(cand), atol=1e-10)
 
 
 def test_cholesky_factor_reproduces_the_regularised_gram():
@@ -172,7 +173,7 @@ def test_joint_samples_have_the_posterior_moments():
     draws = post.sample(Xs, n_samples=20000, rng=6)
     assert draws.shape == (20000, 5)
     np.testing.assert_allclose(draws.mean(axis=0), post.mean(Xs), atol=0.03)
-    np.testing.assert_allclose(np.cov(draws.T), post.cov(Xs), atol=0.03)
+    np.testing.assert_allclose(np.cov(draws.T), post.covariance(Xs), atol=0.03)
 
 
 def test_prior_before_any_data():
@@ -264,7 +265,7 @@ def test_constant_prior_mean_is_the_zero_mean_gp_on_shifted_data():
     for x, v in zip(X[20:30], y[20:30], strict=True):
         post.add(x, v)
     mean_ref, var_ref = ref.predict(Xs)
-    for mean, var in (post.predict(Xs), (tracker.mean, tracker.var)):
+    for mean, var in (post.predict(Xs), (tracker.mean, tracker.variance)):
         np.testing.assert_allclose(mean, mean_ref + m, rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(var, var_ref, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(post.alpha(), ref.alpha(), rtol=1e-10)
@@ -342,21 +343,21 @@ def test_pathwise_samples_on_the_candidates_have_exactly_the_posterior_covarianc
     unit = np.eye(n)
     draws = tracked.sample(n, _UnitNormals([unit[:, :r], unit[:, r:]]))
     D = draws - tracked.mean
-    np.testing.assert_allclose(D.T @ D, post.cov(grid), atol=1e-10)
+    np.testing.assert_allclose(D.T @ D, post.covariance(grid), atol=1e-10)
     # and with a real generator, the moments
     many = tracked.sample(40000, np.random.default_rng(3))
     np.testing.assert_allclose(many.mean(axis=0), tracked.mean, atol=0.03)
-    np.testing.assert_allclose(np.cov(many.T), post.cov(grid), atol=0.03)
+    np.testing.assert_allclose(np.cov(many.T), post.covariance(grid), atol=0.03)
 
 
 def test_samples_fall_back_to_the_factorised_covariance_off_the_candidates():
     post, tracked, grid = _tracked_posterior(observe_off_grid=True)
     many = tracked.sample(40000, np.random.default_rng(4))
     np.testing.assert_allclose(many.mean(axis=0), post.mean(grid), atol=0.03)
-    np.testing.assert_allclose(np.cov(many.T), post.cov(grid), atol=0.03)
+    np.testing.assert_allclose(np.cov(many.T), post.covariance(grid), atol=0.03)
     sub = np.array([1, 5, 9])
     draws = tracked.sample(30000, np.random.default_rng(5), sub)
-    np.testing.assert_allclose(np.cov(draws.T), post.cov(grid[sub]), atol=0.03)
+    np.testing.assert_allclose(np.cov(draws.T), post.covariance(grid[sub]), atol=0.03)
 
 
 @pytest.mark.parametrize("duplicate", [False, True])
@@ -416,4 +417,4 @@ def test_a_non_finite_update_is_refused_where_it_arises() -> None:
 def test_nan_scores_are_an_error_not_a_choice() -> None:
     grid = Grid.linspace(0.0, 1.0, 5)
     with pytest.raises(FloatingPointError, match="2 of the 5 scores are NaN"):
-        grid.argmax(np.array([0.0, np.nan, 1.0, np.nan, 0.5]), np.random.default_rng(0))
+        argmax_random_tie(np.array([0.0, np.nan, 1.0, np.nan, 0.5]), np.random.default_rng(0))

@@ -1,6 +1,12 @@
 """Policies behind one ask/tell protocol (:class:`Policy`), each citing what it implements."""
 
-from kernelbandits.policies.base import Policy, PolicyFactory, PolicyTags, RandomPolicy
+from kernelbandits.policies.base import (
+    Policy,
+    PolicyFactory,
+    PolicyTags,
+    PosteriorPolicy,
+    RandomPolicy,
+)
 from kernelbandits.policies.beta import (
     BetaSchedule,
     ConstantBeta,
@@ -60,6 +66,7 @@ __all__ = [
     "PolicyCheckError",
     "PolicyFactory",
     "PolicyTags",
+    "PosteriorPolicy",
     "QLinUCB",
     "RandomPolicy",
     "ScalarizedUCB",

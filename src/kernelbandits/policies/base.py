@@ -16,13 +16,17 @@ from typing import Generic, TypeVar, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
+from kernelbandits._deprecation import warn_renamed
 from kernelbandits._random import SeedLike, as_generator
 from kernelbandits._validation import FloatArray, as_finite_scalar
 from kernelbandits.domains import Domain
+from kernelbandits.regression.base import GridTracked, Posterior, TrackedCandidates
 
 #: what one observation is: a number (``float``) for most policies, ``y (n,)`` for the vector
 #: policies of multi-task BO (:class:`~kernelbandits.policies.vector.VectorPolicy`)
 Observation = TypeVar("Observation")
+#: the kind of posterior a :class:`PosteriorPolicy` keeps
+PosteriorT = TypeVar("PosteriorT", bound="Posterior")
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,44 @@ class Policy(ABC, Generic[Observation]):
 #: experiments' factories take the problem instead, ``(problem, seed)``, and LIBO's base policy
 #: the meta-learned kernel too, ``(domain, kernel, seed)``)
 PolicyFactory = Callable[[Domain, int], Policy]
+
+
+class PosteriorPolicy(Policy[float], Generic[PosteriorT]):
+    """A policy built on one posterior of ``f``: model + acquisition + the paper's rule.
+
+    Subclasses keep their :class:`~kernelbandits.regression.base.Posterior` in
+    :attr:`posterior` and, on a Grid, may keep its marginals on every grid point in
+    :attr:`_grid` (a :class:`~kernelbandits.regression.base.TrackedCandidates`); their
+    acquisitions read :attr:`model`, which answers from that cache on the grid.
+    """
+
+    capabilities = PolicyTags(posterior=True)
+    #: the posterior of ``f`` given the data so far
+    posterior: PosteriorT
+    #: the posterior's marginals on every grid point (``None`` off a grid or without a cache)
+    _grid: TrackedCandidates | None = None
+    #: Thompson draws on the grid come from the cache (the exact GP's conditioned prior draws)
+    _draws_from_grid: bool = True
+
+    def mean_sd(self, X: ArrayLike | None = None) -> tuple[FloatArray, FloatArray]:
+        """Posterior mean and standard deviation of ``f`` at ``X (m, d)``, each ``(m,)``.
+        (``X=None`` for every grid point is deprecated: pass ``grid.points``.)"""
+        if X is None:
+            warn_renamed("mean_sd() (the whole grid)", "mean_sd(grid.points)")
+            X = getattr(self.domain, "points", None)
+            if X is None:
+                raise ValueError("X=None (the whole grid) needs a Grid domain")
+        mu, var = self.posterior.predict(X)
+        return mu, np.sqrt(np.maximum(var, 0.0))
+
+    @property
+    def model(self) -> Posterior:
+        """The posterior the acquisitions read: :attr:`posterior`, with its grid cache on a
+        Grid (:class:`~kernelbandits.regression.base.GridTracked`)."""
+        if self._grid is None:
+            return self.posterior
+        points = self.domain.points  # type: ignore[attr-defined]  # a cache exists on a Grid
+        return GridTracked(self.posterior, self._grid, points, self._draws_from_grid)
 
 
 class RandomPolicy(Policy):

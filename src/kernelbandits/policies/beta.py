@@ -22,6 +22,7 @@ import numpy as np
 
 from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._validation import check_nonnegative, check_positive, check_probability
+from kernelbandits.domains import Domain, Grid
 
 
 class BetaSchedule(ABC):
@@ -96,3 +97,13 @@ def as_schedule(beta: BetaSchedule | float) -> BetaSchedule:
     if isinstance(beta, BetaSchedule):
         return beta
     return ConstantBeta(check_positive(beta, "beta"))
+
+
+def next_width(
+    schedule: BetaSchedule, n_observations: int, info_gain: float, domain: Domain
+) -> float:
+    """``w_t`` of ``schedule`` for the next decision, round ``t = n_observations + 1``, with
+    ``gamma_{t-1} = info_gain`` and ``|D|`` the grid's size (``None`` on a Box): the one place
+    a policy evaluates its width schedule."""
+    size = len(domain) if isinstance(domain, Grid) else None
+    return schedule.width(n_observations + 1, info_gain, size)

@@ -52,15 +52,18 @@ from kernelbandits._validation import (
 )
 from kernelbandits.acquisition import (
     AcquisitionName,
+    PointwiseAcquisition,
     ThompsonSampling,
+    UpperConfidenceBound,
+    best_observed_mean,
     check_acquisition_name,
-    maximize_on_domain,
+    maximize_acquisition,
     pointwise_acquisition,
 )
-from kernelbandits.domains import Domain, Grid
+from kernelbandits.domains import Domain
 from kernelbandits.kernels.base import Kernel, check_kernel
-from kernelbandits.policies.base import Policy, PolicyTags
-from kernelbandits.policies.beta import BetaSchedule, as_schedule
+from kernelbandits.policies.base import PosteriorPolicy
+from kernelbandits.policies.beta import BetaSchedule, as_schedule, next_width
 from kernelbandits.regression.hyperparameters import HyperparameterLearner, check_learner
 from kernelbandits.regression.nystrom import NystromPosterior, resample_dictionary
 
@@ -115,7 +118,7 @@ _renamed = renamed_parameters(F="norm_bound")
 BKBBeta.__init__ = _renamed(BKBBeta.__init__)  # type: ignore[method-assign]
 
 
-class BKB(Policy):
+class BKB(PosteriorPolicy[NystromPosterior]):
     """Budgeted Kernelized Bandit (Calandriello et al. 2019, Alg. 1).
 
     Parameters
@@ -172,8 +175,6 @@ class BKB(Policy):
     """
 
     name = "BKB"
-
-    capabilities = PolicyTags(posterior=True)
 
     def __init__(
         self,
@@ -234,35 +235,30 @@ class BKB(Policy):
         """``w_t`` multiplying ``sigma~_{t-1}`` for the next decision (round ``n_observations + 1``)."""
         if isinstance(self.beta, BKBBeta):
             return self.beta.bkb_width(self.lam, self.noise_var, self.logdet_estimate())
-        size = len(self.domain) if isinstance(self.domain, Grid) else None
-        return self.beta.width(self.n_observations + 1, self.info_gain, size)
-
-    def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """``mu~_t`` and unscaled ``sigma~_t`` at ``X (n, d)``, each ``(n,)``."""
-        mu, var = self.posterior.mean_and_variance(X)
-        return mu, np.sqrt(var)
+        return next_width(self.beta, self.n_observations, self.info_gain, self.domain)
 
     def ucb(self, X: ArrayLike) -> FloatArray:
         """``mu~_{t-1}(x) + w_t sigma~_{t-1}(x)`` at ``X (n, d)``, shape ``(n,)``."""
-        mu, sd = self.mean_sd(X)
-        return mu + self.width() * sd
+        return UpperConfidenceBound(self.posterior, self.width())(X)
 
     # -- protocol -------------------------------------------------------------------------
     def incumbent(self) -> float:
         """``max_s mu~_{t-1}(x_s)`` over the observed points (0, the prior mean, before any)."""
-        if not self._X:
-            return 0.0
-        return float(np.max(self.posterior.mean(self.X_observed)))
+        return best_observed_mean(self.posterior, self.X_observed)
 
     def _propose(self) -> FloatArray:
-        # Alg. 1, UCB step: exact and vectorised on a Grid (random ties), Sobol + L-BFGS-B on a Box
-        if self.acquisition == "ucb":
-            return maximize_on_domain(self.domain, self.ucb, self.rng)
-        if self.acquisition == "ts":  # one joint draw from the sketched posterior
-            draw_at = lambda X: self.posterior.sample(X, 1, self.rng)[0]  # noqa: E731
-            return ThompsonSampling(self.n_candidates).propose(self.domain, draw_at, self.rng)
-        acq = pointwise_acquisition(self.acquisition, self.width(), self.incumbent(), self.xi)
-        return maximize_on_domain(self.domain, lambda X: acq(*self.mean_sd(X)), self.rng)
+        # Alg. 1, UCB step: exact and vectorised on a Grid (random ties), Sobol + L-BFGS-B on a
+        # Box; or EI / PI / one joint draw (TS) on the same sketched posterior
+        return maximize_acquisition(self.acquisition_function(), self.domain, self.rng)
+
+    def acquisition_function(self) -> PointwiseAcquisition | ThompsonSampling:
+        """This round's acquisition on the sketched posterior (its width or incumbent fixed)."""
+        if self.acquisition == "ts":
+            return ThompsonSampling(self.posterior, self.n_candidates)
+        incumbent = self.incumbent() if self.acquisition in ("ei", "pi") else 0.0
+        return pointwise_acquisition(
+            self.acquisition, self.posterior, self.width(), incumbent, self.xi
+        )
 
     def _update(self, x: FloatArray, y: float) -> None:
         X = np.vstack([self.X_observed, x[None, :]])  # (t, d)

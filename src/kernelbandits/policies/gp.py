@@ -19,11 +19,9 @@ the posterior after every observation.
 from __future__ import annotations
 
 from abc import abstractmethod
-from functools import partial
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from kernelbandits._deprecation import replaced_parameters
 from kernelbandits._random import SeedLike
@@ -40,13 +38,14 @@ from kernelbandits.acquisition import (
     ProbabilityOfImprovement,
     ThompsonSampling,
     UpperConfidenceBound,
-    maximize_on_domain,
+    best_observed_mean,
+    maximize_acquisition,
 )
-from kernelbandits.domains import Box, Domain, Grid
+from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
-from kernelbandits.policies.base import Policy, PolicyTags
-from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta, as_schedule
+from kernelbandits.policies.base import PosteriorPolicy
+from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta, as_schedule, next_width
 from kernelbandits.regression import CandidatePosterior, GPPosterior
 from kernelbandits.regression.hyperparameters import (
     HyperparameterLearner,
@@ -69,7 +68,7 @@ def _learner_from_flags(flags: dict[str, Any]) -> HyperparameterLearner | None:
     return learner if flags.get("fit_hyperparameters") else None
 
 
-class GPPolicy(Policy):
+class GPPolicy(PosteriorPolicy[GPPosterior]):
     """Common machinery: an exact posterior, a grid cache, optional hyperparameter refits.
 
     Parameters
@@ -97,8 +96,6 @@ class GPPolicy(Policy):
         own :meth:`~kernelbandits.domains.Box.maximize` (Sobol + finite-difference L-BFGS-B,
         what the paper experiments use). Ignored on a Grid, where the maximum is exact.
     """
-
-    capabilities = PolicyTags(posterior=True)
 
     @replaced_parameters(
         "hyperparameters",
@@ -192,11 +189,6 @@ class GPPolicy(Policy):
         self._X.extend(rows)
         self._y.extend(values)
 
-    def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """Posterior mean and standard deviation at ``X (m, d)``, each ``(m,)``."""
-        mu, var = self.posterior.predict(X)
-        return mu, np.sqrt(var)
-
     def anchors(self, k: int = 5) -> FloatArray:
         """The ``k`` observed points with the highest posterior mean, shape ``(<= k, d)``: where
         the optimiser adds local candidates."""
@@ -216,30 +208,14 @@ class ScoredGPPolicy(GPPolicy):
         """This round's acquisition (its width or incumbent fixed from the data so far)."""
 
     def _propose(self) -> FloatArray:
-        acq, grid = self.acquisition(), self._grid
-        gradient = self.posterior.kernel.has_input_gradient
-        return maximize_on_domain(
+        return maximize_acquisition(
+            self.acquisition(),
             self.domain,
-            lambda X: acq(*self.mean_sd(X)),
             self.rng,
-            grid_scores=None if grid is None else lambda: acq(grid.mean, np.sqrt(grid.var)),
             optimizer=self.optimizer,
-            smooth_score=lambda X: acq.with_gradient(*self.mean_sd(X))[0],
-            score_and_gradient=partial(self._acquisition_and_gradient, acq) if gradient else None,
             anchors=self.anchors,
             exclude=self.pending,
         )
-
-    def _acquisition_and_gradient(
-        self, acq: PointwiseAcquisition, X: FloatArray
-    ) -> tuple[FloatArray, FloatArray]:
-        """``acq.with_gradient`` at ``X (m, d)`` and its gradient in ``x`` ``(m, d)`` by the
-        chain rule (:mod:`kernelbandits.acquisition`)."""
-        mu, var, dmu, dvar = self.posterior.predict_with_gradient(X)
-        sd = np.sqrt(var)
-        value, d_mu, d_sd = acq.with_gradient(mu, sd)
-        dsd = dvar / (2.0 * np.maximum(sd, 1e-300))[:, None]
-        return value, d_mu[:, None] * dmu + d_sd[:, None] * dsd
 
 
 class GPUCB(ScoredGPPolicy):
@@ -283,11 +259,10 @@ class GPUCB(ScoredGPPolicy):
 
     def width(self) -> float:
         """``w_t`` for the next decision (round ``t = n_observations + 1``)."""
-        size = len(self.domain) if isinstance(self.domain, Grid) else None
-        return self.beta.width(self.n_observations + 1, self.posterior.info_gain, size)
+        return next_width(self.beta, self.n_observations, self.posterior.info_gain, self.domain)
 
     def acquisition(self) -> UpperConfidenceBound:
-        return UpperConfidenceBound(self.width())
+        return UpperConfidenceBound(self.model, self.width())
 
 
 class _ImprovementPolicy(ScoredGPPolicy):
@@ -311,12 +286,13 @@ class _ImprovementPolicy(ScoredGPPolicy):
         On a grid whose points were all observed as candidates, the tracked means hold
         ``mu_{t-1}(x_s)`` already (O(t) per round); otherwise one solve with the factor
         (O(t^2)), which over 10^4 rounds on a grid dominated GP-EI's run time."""
-        if not self._X:
-            return 0.0
+        return best_observed_mean(self.posterior, self.X_observed, self._observed_means)
+
+    def _observed_means(self) -> FloatArray:
+        """``mu_{t-1}(X_t)``: off the grid cache when it holds every observation, else by a
+        solve with the factor."""
         tracked = None if self._grid is None else self._grid.mean_at_observations()
-        if tracked is None:
-            tracked = self.posterior.mean_at_observations()
-        return float(np.max(tracked))
+        return self.posterior.mean_at_observations() if tracked is None else tracked
 
 
 class GPEI(_ImprovementPolicy):
@@ -325,7 +301,7 @@ class GPEI(_ImprovementPolicy):
     name = "GP-EI"
 
     def acquisition(self) -> ExpectedImprovement:
-        return ExpectedImprovement(self.incumbent(), self.xi)
+        return ExpectedImprovement(self.model, self.incumbent(), self.xi)
 
 
 class GPPI(_ImprovementPolicy):
@@ -334,7 +310,7 @@ class GPPI(_ImprovementPolicy):
     name = "GP-PI"
 
     def acquisition(self) -> ProbabilityOfImprovement:
-        return ProbabilityOfImprovement(self.incumbent(), self.xi)
+        return ProbabilityOfImprovement(self.model, self.incumbent(), self.xi)
 
 
 class GPTS(GPPolicy):
@@ -368,19 +344,10 @@ class GPTS(GPPolicy):
         self.max_joint = check_count(max_joint, "max_joint")
 
     def _propose(self) -> FloatArray:
-        grid = self._grid
-        return ThompsonSampling(self.n_candidates, self.max_joint).propose(
+        return maximize_acquisition(
+            ThompsonSampling(self.model, self.n_candidates, self.max_joint),
             self.domain,
-            lambda X: self.posterior.sample(X, 1, self.rng)[0],
             self.rng,
-            grid_draw=None if grid is None else lambda idx: grid.sample(1, self.rng, idx)[0],
-            candidates=self._box_candidates if self.optimizer is not None else None,
+            optimizer=self.optimizer,
+            anchors=self.anchors,
         )
-
-    def _box_candidates(self) -> FloatArray:
-        """``n_candidates`` of the box optimiser's candidates (Sobol and around the best)."""
-        assert self.optimizer is not None and isinstance(self.domain, Box)
-        cand = self.optimizer.candidates(
-            self.domain.lower, self.domain.upper, self.rng, self.anchors()
-        )
-        return cand[self.rng.choice(len(cand), min(self.n_candidates, len(cand)), False)]

@@ -33,11 +33,11 @@ from kernelbandits._validation import (
     check_positive,
     check_probability,
 )
-from kernelbandits.acquisition import maximize_on_domain
+from kernelbandits.acquisition import maximize_score, ucb_score
 from kernelbandits.domains import Box, Domain, Grid
 from kernelbandits.kernels.features import FeatureMap
 from kernelbandits.policies.base import Policy, PolicyTags
-from kernelbandits.policies.beta import BetaSchedule, as_schedule
+from kernelbandits.policies.beta import BetaSchedule, as_schedule, next_width
 from kernelbandits.regression.gp import NOISE_FLOOR
 
 
@@ -160,8 +160,7 @@ class LinUCB(Policy):
     def width(self) -> float:
         """``beta_{t-1}`` multiplying ``||phi(x)||_{V_{t-1}^{-1}}`` in round ``n_observations + 1``."""
         if self.beta is not None:
-            size = len(self.domain) if isinstance(self.domain, Grid) else None
-            return self.beta.width(self.n_observations + 1, self.info_gain, size)
+            return next_width(self.beta, self.n_observations, self.info_gain, self.domain)
         # Abbasi-Yadkori et al. (2011), Thm 2: R sqrt(2 log(det(V)^1/2 det(lam I)^-1/2 / delta))
         # + sqrt(lam) S
         log_ratio = self.logdet_V - self.n_features * np.log(self.lam)
@@ -177,7 +176,7 @@ class LinUCB(Policy):
     def _ucb_from_phi(self, Phi: FloatArray) -> FloatArray:
         """``theta^T phi + beta ||phi||_{V^{-1}}`` for the rows of ``Phi (m, p)``, shape ``(m,)``."""
         mean, norm = self.mean_and_norm(Phi)
-        return mean + self.width() * norm
+        return ucb_score(mean, norm, self.width())[0]  # the ellipsoid's upper bound
 
     def ucb(self, X: ArrayLike) -> FloatArray:
         """Upper confidence bound at ``X (m, d)``, shape ``(m,)``."""
@@ -186,7 +185,7 @@ class LinUCB(Policy):
     # -- protocol -------------------------------------------------------------------------
     def _propose(self) -> FloatArray:
         grid_phi = self._grid_phi
-        return maximize_on_domain(
+        return maximize_score(
             self.domain,
             self.ucb,
             self.rng,

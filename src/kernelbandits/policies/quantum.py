@@ -73,13 +73,14 @@ import numpy as np
 from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import FloatArray, check_count, check_nonnegative, check_positive
+from kernelbandits.acquisition import UpperConfidenceBound, argmax_random_tie, ucb_score
 from kernelbandits.domains import Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
-from kernelbandits.policies.base import Policy, PolicyTags
+from kernelbandits.policies.base import Policy, PolicyTags, PosteriorPolicy
 from kernelbandits.policies.linucb import Features, LinUCB
 from kernelbandits.quantum.base import MeanEstimator, RewardDistribution
-from kernelbandits.regression import GPPosterior
+from kernelbandits.regression import CandidatePosterior, GPPosterior
 
 Oracle = Callable[[FloatArray], RewardDistribution]
 BetaRule = Literal["practical", "theory"] | float
@@ -230,7 +231,7 @@ class StagedQuantumPolicy(Policy):
             self._observe(stage.x, stage.estimate, stage.eps)
 
 
-class QGPUCB(StagedQuantumPolicy):
+class QGPUCB(StagedQuantumPolicy, PosteriorPolicy[GPPosterior]):
     """Q-GP-UCB (Dai et al. 2023, Alg. 1) on the weighted GP posterior of eq. (3).
 
     Parameters
@@ -306,7 +307,7 @@ class QGPUCB(StagedQuantumPolicy):
         self.norm_bound = check_nonnegative(norm_bound, "norm_bound")
         self.delta = _check_open_probability(delta, "delta")
         self.posterior = GPPosterior(kernel, self.lam, input_dim=domain.dim)
-        self._grid = self.posterior.track(domain.points)
+        self._grid: CandidatePosterior = self.posterior.track(domain.points)
 
     @property
     def weighted_info_gain(self) -> float:
@@ -324,19 +325,15 @@ class QGPUCB(StagedQuantumPolicy):
             return self.norm_bound + float(np.sqrt(2.0 * (gamma + 1.0 + np.log(2.0 / self.delta))))
         return float(self.beta)
 
-    def mean_sd(self) -> tuple[FloatArray, FloatArray]:
-        """Weighted posterior mean and standard deviation on the grid, each ``(m,)``."""
-        return self._grid.mean, np.sqrt(np.maximum(self._grid.var, 0.0))
-
     def _select(self) -> tuple[FloatArray, float, float]:
         width = self.width()
         if self.initial_stage and not self.stages:
             # the authors' code: one uniformly random arm at eps = 1 (uncertainty sqrt(lam))
             j = int(self.rng.integers(len(self.grid.points)))
             return self.grid.points[j], float(np.sqrt(self.lam)), width
-        mu, sd = self.mean_sd()
-        j = self.grid.argmax(mu + width * sd, self.rng)
-        return self.grid.points[j], float(sd[j]), width
+        acq = UpperConfidenceBound(self.model, width)  # Alg. 1 line 2
+        j = argmax_random_tie(acq.on_grid(), self.rng)
+        return self.grid.points[j], float(np.sqrt(self._grid.variance[j])), width
 
     def _target(self, uncertainty: float) -> float:
         return uncertainty / float(np.sqrt(self.lam))  # line 3: sigma~_{s-1}(x_s) / sqrt(lam)
@@ -425,7 +422,7 @@ class QLinUCB(StagedQuantumPolicy):
     def _select(self) -> tuple[FloatArray, float, float]:
         mean, norms = self._lin.mean_and_norm(self._phi)
         width = self.width()
-        j = self.grid.argmax(mean + width * norms, self.rng)
+        j = argmax_random_tie(ucb_score(mean, norms, width)[0], self.rng)  # Alg. 2 line 2
         return self.grid.points[j], float(norms[j]), width
 
     def _target(self, uncertainty: float) -> float:

@@ -61,16 +61,16 @@ from kernelbandits.acquisition import (
     AcquisitionName,
     PointwiseAcquisition,
     ThompsonSampling,
-    UpperConfidenceBound,
+    best_observed_mean,
     check_acquisition_name,
-    maximize_on_domain,
+    maximize_acquisition,
     pointwise_acquisition,
 )
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
-from kernelbandits.policies.base import Policy, PolicyTags
-from kernelbandits.policies.beta import BetaSchedule, ConstantBeta, SrinivasBeta
+from kernelbandits.policies.base import PolicyTags, PosteriorPolicy
+from kernelbandits.policies.beta import BetaSchedule, ConstantBeta, SrinivasBeta, next_width
 from kernelbandits.problems.transfer import SourceData
 from kernelbandits.regression.transfer import (
     DeltaPosterior,
@@ -140,7 +140,7 @@ def _beta_from_beta_t(beta_t: float) -> float:
 _RETIRED_BETA_T = ("beta", _beta_from_beta_t, "beta=sqrt(beta_t), the multiplier of sigma")
 
 
-class _TransferUCB(Policy):
+class _TransferUCB(PosteriorPolicy[TransferPosterior]):
     """Shared parts: the arguments (documented in :class:`DeltaBO`), the source data, the UCB
     width ``w_t``, the decision, the output rule.
 
@@ -149,8 +149,9 @@ class _TransferUCB(Policy):
     every grid point."""
 
     capabilities = PolicyTags(posterior=True, seed_sensitive=False)  # no ties on a grid
+    _draws_from_grid = False  # Thompson draws come from the model of f itself
     #: the class of the model of ``f``
-    model: type[TransferPosterior]
+    posterior_class: type[TransferPosterior]
 
     @renamed_parameters(beta_t=_RETIRED_BETA_T)
     def __init__(
@@ -182,7 +183,7 @@ class _TransferUCB(Policy):
         self.source_kernel = check_kernel(source_kernel, domain.dim)
         self.delta_kernel = check_kernel(delta_kernel, domain.dim)
         src = self.source
-        self.posterior = self.model(
+        self.posterior = self.posterior_class(
             self.source_kernel, self.delta_kernel, self.noise_var,
             src.X, src.y, src.noise_var, domain.dim, prior_mean,
         )  # fmt: skip
@@ -193,42 +194,25 @@ class _TransferUCB(Policy):
         acquisition without a width and no ``beta``)."""
         if self.beta is None:
             return 0.0
-        size = len(self.domain) if isinstance(self.domain, Grid) else None
-        return self.beta.width(self.n_observations + 1, 0.0, size)
-
-    def mean_sd(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """The model's mean and standard deviation of ``f`` at ``X (m, d)``, each ``(m,)``."""
-        mu, var = self.posterior.predict(X)
-        return mu, np.sqrt(np.maximum(var, 0.0))
-
-    def _grid_mean_sd(self) -> tuple[FloatArray, FloatArray]:
-        """:meth:`mean_sd` on every grid point, from the model's grid cache."""
-        assert self._grid is not None
-        return self._grid.mean, np.sqrt(np.maximum(self._grid.var, 0.0))
+        return next_width(self.beta, self.n_observations, 0.0, self.domain)
 
     def _update(self, x: FloatArray, y: float) -> None:
         self.posterior.add(x, y)  # DeltaBO: Alg. 1 line 5
 
     def incumbent(self) -> float:
         """The best mean of ``f`` at the observed points (``"ei"`` / ``"pi"``; 0 before any)."""
-        if not self._X:
-            return 0.0
-        return float(np.max(self.mean_sd(self.X_observed)[0]))
+        return best_observed_mean(self.posterior, self.X_observed)
+
+    def acquisition_function(self) -> PointwiseAcquisition | ThompsonSampling:
+        """This round's acquisition on the model of ``f``: UCB with ``w_t`` (eq. (7)), EI / PI
+        over :meth:`incumbent`, or one joint draw (TS)."""
+        if self.acquisition == "ts":
+            return ThompsonSampling(self.posterior, self.n_candidates)
+        incumbent = self.incumbent() if self.acquisition in ("ei", "pi") else 0.0
+        return pointwise_acquisition(self.acquisition, self.model, self.width(), incumbent, self.xi)
 
     def _propose(self) -> FloatArray:
-        if self.acquisition == "ts":  # one joint draw from the model of f
-            draw_at = lambda X: self.posterior.sample(X, 1, self.rng)[0]  # noqa: E731
-            return ThompsonSampling(self.n_candidates).propose(self.domain, draw_at, self.rng)
-        if self.acquisition == "ucb":
-            acq: PointwiseAcquisition = UpperConfidenceBound(self.width())  # eq. (7)
-        else:
-            acq = pointwise_acquisition(self.acquisition, self.width(), self.incumbent(), self.xi)
-        return maximize_on_domain(
-            self.domain,
-            lambda X: acq(*self.mean_sd(X)),
-            self.rng,
-            grid_scores=lambda: acq(*self._grid_mean_sd()),
-        )
+        return maximize_acquisition(self.acquisition_function(), self.domain, self.rng)
 
     def recommend(self, rule: str = "uniform") -> FloatArray:
         """The output of Sec. 4: a uniformly drawn queried point (``"uniform"``, what Thm 1's
@@ -277,7 +261,7 @@ class DeltaBO(_TransferUCB):
     >>> from kernelbandits.kernels import RBF
     >>> from kernelbandits.policies import DeltaBO
     >>> from kernelbandits.problems.transfer import SourceData
-    >>> grid = Grid.linspace(0.0, 1.0, 101)
+        >>> grid = Grid.linspace(0.0, 1.0, 101)
     >>> X_src = grid.points[::10]  # 11 observations of the source g(x) = sin(6 x)
     >>> source = SourceData(X_src, np.sin(6 * X_src[:, 0]), noise_var=1e-4)
     >>> policy = DeltaBO(grid, source, RBF(0.1), RBF(0.3, variance=0.05), 1e-4, beta=2.0, seed=0)
@@ -286,7 +270,7 @@ class DeltaBO(_TransferUCB):
     """
 
     name = "DeltaBO"
-    model = DeltaPosterior
+    posterior_class = DeltaPosterior
     posterior: DeltaPosterior
 
     def source_mean_var(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
@@ -307,5 +291,5 @@ class JointGPUCB(_TransferUCB):
     """
 
     name = "Joint-GP"
-    model = JointPosterior
+    posterior_class = JointPosterior
     posterior: JointPosterior

@@ -40,16 +40,18 @@ from kernelbandits._validation import (
     check_nonnegative,
     check_positive,
 )
-from kernelbandits.acquisition import UpperConfidenceBound, maximize_on_domain
+from kernelbandits.acquisition import UpperConfidenceBound, maximize_acquisition
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
-from kernelbandits.policies.base import Policy, PolicyTags
-from kernelbandits.policies.beta import BetaSchedule, as_schedule
+from kernelbandits.policies.base import PolicyTags, PosteriorPolicy
+from kernelbandits.policies.beta import BetaSchedule, as_schedule, next_width
 from kernelbandits.policies.transfer import Source, as_source
 from kernelbandits.regression import GPPosterior
+from kernelbandits.regression.base import GridTracked, Posterior
 from kernelbandits.regression.source_target import (
     MIN_SOURCE_NOISE,
+    FittedSourceTarget,
     SourceTargetFit,
     SourceTargetGP,
 )
@@ -59,7 +61,7 @@ from kernelbandits.regression.source_target import (
 _MAX_SOURCE_VAR = 1e300
 
 
-class _SourceGPUCB(Policy):
+class _SourceGPUCB(PosteriorPolicy[FittedSourceTarget]):
     """Shared parts of Env-GP and Diff-GP: validation, the source-only mean, GP-UCB on the joint
     model. Subclasses say which source noise and which source values the joint GP uses."""
 
@@ -119,16 +121,18 @@ class _SourceGPUCB(Policy):
             )
         return self._fit_cache
 
-    def mean_sd(self, X: ArrayLike | None = None) -> tuple[FloatArray, FloatArray]:
-        """Joint posterior mean and standard deviation of ``f`` at ``X (m, d)``, each ``(m,)``;
-        ``X=None`` on a Grid: at every grid point, from the cached grid path."""
-        if X is None:
-            if not isinstance(self.domain, Grid):
-                raise ValueError("X=None (the whole grid) needs a Grid domain")
-            mu, var = self._model.on_candidates(self._fit())
-        else:
-            mu, var = self._model.predict(as_points(X, "X", self.domain.dim), self._fit())
-        return self.prior_mean + mu, np.sqrt(var)
+    @property
+    def posterior(self) -> FittedSourceTarget:  # type: ignore[override]
+        """The joint posterior of ``f`` given the source and target data (the current fit)."""
+        return self._model.posterior(self._fit(), self.prior_mean)
+
+    @property
+    def model(self) -> Posterior:
+        """:attr:`posterior`, with its marginals on every grid point on a Grid."""
+        post = self.posterior
+        if not isinstance(self.domain, Grid):
+            return post
+        return GridTracked(post, post.on_grid(), self.domain.points, draws_from_cache=False)
 
     @property
     def info_gain(self) -> float:
@@ -138,17 +142,11 @@ class _SourceGPUCB(Policy):
 
     def width(self) -> float:
         """GP-UCB multiplier ``w_t`` of ``sigma_{t-1}`` for round ``t = n_observations + 1``."""
-        size = len(self.domain) if isinstance(self.domain, Grid) else None
-        return self.beta.width(self.n_observations + 1, self.info_gain, size)
+        return next_width(self.beta, self.n_observations, self.info_gain, self.domain)
 
     def _propose(self) -> FloatArray:
-        acq = UpperConfidenceBound(self.width())
-        return maximize_on_domain(
-            self.domain,
-            lambda X: acq(*self.mean_sd(X)),
-            self.rng,
-            grid_scores=lambda: acq(*self.mean_sd()),
-        )
+        acq = UpperConfidenceBound(self.model, self.width())
+        return maximize_acquisition(acq, self.domain, self.rng)
 
     def _add_target(self, x: FloatArray) -> None:
         """Append ``x`` to the joint model and drop the cached fit (called by ``_update``)."""

@@ -29,7 +29,7 @@ from kernelbandits._validation import (
     check_nonnegative,
     check_positive,
 )
-from kernelbandits.acquisition import maximize_on_domain
+from kernelbandits.acquisition import maximize_score
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.scalarization import ExpectedScalarization, Scalarization
@@ -185,7 +185,7 @@ class ScalarizedUCB(VectorPolicy):
         if self.random_scalarization:  # App. E: one lambda_t ~ P_lambda this round
             weight = self.scalarization.sample_weights(self.n_tasks, 1, self.rng)[0]
             self.last_weight = weight
-        return maximize_on_domain(
+        return maximize_score(
             self.domain,
             lambda X: self.scores(X, weight),
             self.rng,

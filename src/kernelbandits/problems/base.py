@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from kernelbandits._random import check_generator
 from kernelbandits._validation import FloatArray, as_finite_scalar, as_points, check_nonnegative
+from kernelbandits.acquisition.optimize import SobolSearch
 from kernelbandits.domains import Box, Domain, Grid
 
 
@@ -162,8 +163,8 @@ class FunctionProblem(StoredOptimumProblem):
             self._opt_v = float(optimum_value)
             self.optimum_is_exact = True
         elif isinstance(domain, Box):
-            dense = Box(domain.lower, domain.upper, n_candidates=2**14, n_refine=8)
-            self._opt_x = dense.maximize(self.f, np.random.default_rng(0))
+            dense = SobolSearch(n_candidates=2**14, n_refine=8)
+            self._opt_x = dense.maximize(self.f, domain, np.random.default_rng(0))
             self._opt_v = float(self.f(self._opt_x[None, :])[0])
             self.optimum_is_exact = False
         else:

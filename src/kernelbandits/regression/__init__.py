@@ -2,7 +2,14 @@
 type-II maximum likelihood, Nystrom (BKB) embeddings and random Fourier features; the
 vector-valued (multi-task) posterior in block form and on the ICM fast path, exact and sketched."""
 
-from kernelbandits.regression.base import MultiTaskPosterior, Posterior
+from kernelbandits.regression.base import (
+    DifferentiablePosterior,
+    GridTracked,
+    GridTracking,
+    MultiTaskPosterior,
+    Posterior,
+    TrackedCandidates,
+)
 from kernelbandits.regression.gp import (
     CandidatePosterior,
     GPPosterior,
@@ -50,9 +57,12 @@ __all__ = [
     "DecoupledNystromPosterior",
     "DecoupledPosterior",
     "DeltaPosterior",
+    "DifferentiablePosterior",
     "EigenPosterior",
     "FittedSourceTarget",
     "GPPosterior",
+    "GridTracked",
+    "GridTracking",
     "HyperparameterLearner",
     "JointPosterior",
     "MaximumAPosteriori",
@@ -63,6 +73,7 @@ __all__ = [
     "Posterior",
     "RandomFourierFeatures",
     "SourceTargetGP",
+    "TrackedCandidates",
     "TransferKernel",
     "VectorPosterior",
     "batch_posterior",

@@ -22,12 +22,20 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import FloatArray
 
-__all__ = ["MultiTaskPosterior", "Posterior"]
+__all__ = [
+    "DifferentiablePosterior",
+    "GridTracked",
+    "GridTracking",
+    "MultiTaskPosterior",
+    "Posterior",
+    "TrackedCandidates",
+]
 
 
 @runtime_checkable
@@ -35,12 +43,15 @@ class Posterior(Protocol):
     """A posterior over a scalar function ``f``.
 
     * ``predict(X (m, d)) -> (mean (m,), variance (m,))``: the marginals;
+    * ``covariance(X (m, d)) -> (m, m)``: the joint covariance;
     * ``sample(X (m, d), n_samples, rng) -> (n_samples, m)``: joint draws;
     * ``info_gain``: ``gamma_t = 1/2 log det(I + K_t / lam)`` of the data it holds (its
       approximation for sketched posteriors).
     """
 
     def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]: ...
+
+    def covariance(self, X: ArrayLike) -> FloatArray: ...
 
     def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray: ...
 
@@ -67,3 +78,102 @@ class MultiTaskPosterior(Protocol):
 
     @property
     def info_gain(self) -> float: ...
+
+
+@runtime_checkable
+class DifferentiablePosterior(Posterior, Protocol):
+    """A posterior that also gives the gradients of its marginals in ``x`` (what a box
+    optimiser follows): ``predict_with_gradient(X (m, d)) -> (mean (m,), variance (m,),
+    d mean / dx (m, d), d variance / dx (m, d))``, valid when ``has_input_gradient``."""
+
+    def predict_with_gradient(
+        self, X: ArrayLike
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]: ...
+
+    @property
+    def has_input_gradient(self) -> bool: ...
+
+
+@runtime_checkable
+class TrackedCandidates(Protocol):
+    """A posterior kept current on a fixed candidate set ``X_c (m, d)`` (a grid cache):
+    ``mean``, ``variance`` ``(m,)`` and ``sample(n_samples, rng, idx) -> (n_samples, m')``."""
+
+    @property
+    def mean(self) -> FloatArray: ...
+
+    @property
+    def variance(self) -> FloatArray: ...
+
+
+@runtime_checkable
+class GridTracking(Posterior, Protocol):
+    """A posterior that keeps its marginals on every point of one grid current: the
+    acquisitions score the whole grid from it (:func:`~kernelbandits.acquisition.
+    maximize_acquisition`) instead of predicting ``|grid|`` points afresh."""
+
+    def predict_on_grid(self) -> tuple[FloatArray, FloatArray]: ...
+
+    def sample_on_grid(
+        self, n_samples: int, rng: SeedLike, idx: ArrayLike | None = None
+    ) -> FloatArray: ...
+
+
+class GridTracked:
+    """``posterior`` with its grid cache ``tracked``: the :class:`Posterior` questions go to
+    the posterior, the grid's marginals and draws to the cache (:class:`GridTracking`).
+
+    ``tracked`` is a :class:`TrackedCandidates` on the grid's ``points (|grid|, d)`` (e.g.
+    :meth:`~kernelbandits.regression.GPPosterior.track`). Joint draws on the grid come from the
+    cache's ``sample(n_samples, rng, idx)`` with ``draws_from_cache`` (the exact GP's
+    conditioned prior draws), else the posterior samples the points.
+    """
+
+    def __init__(
+        self,
+        posterior: Posterior,
+        tracked: TrackedCandidates,
+        points: FloatArray,
+        draws_from_cache: bool = True,
+    ) -> None:
+        self.posterior, self.tracked, self.points = posterior, tracked, points
+        self.draws_from_cache = draws_from_cache
+
+    def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        return self.posterior.predict(X)
+
+    def covariance(self, X: ArrayLike) -> FloatArray:
+        return self.posterior.covariance(X)
+
+    def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray:
+        return self.posterior.sample(X, n_samples, rng)
+
+    @property
+    def info_gain(self) -> float:
+        return self.posterior.info_gain
+
+    def predict_with_gradient(
+        self, X: ArrayLike
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        assert isinstance(self.posterior, DifferentiablePosterior)
+        return self.posterior.predict_with_gradient(X)
+
+    @property
+    def has_input_gradient(self) -> bool:
+        return isinstance(self.posterior, DifferentiablePosterior) and bool(
+            self.posterior.has_input_gradient
+        )
+
+    def predict_on_grid(self) -> tuple[FloatArray, FloatArray]:
+        """Mean and variance on every grid point, ``(|grid|,)`` each, from the cache."""
+        return self.tracked.mean, self.tracked.variance
+
+    def sample_on_grid(
+        self, n_samples: int, rng: SeedLike, idx: ArrayLike | None = None
+    ) -> FloatArray:
+        """Joint draws on the grid (or its points ``idx``), ``(n_samples, m')``."""
+        if self.draws_from_cache:
+            draws: FloatArray = self.tracked.sample(n_samples, rng, idx)  # type: ignore[attr-defined]
+            return draws
+        points = self.points if idx is None else self.points[np.asarray(idx)]
+        return self.posterior.sample(points, n_samples, rng)

@@ -41,7 +41,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import cho_solve, cholesky, lapack, solve_triangular
 
-from kernelbandits._deprecation import renamed_parameters
+from kernelbandits._deprecation import renamed_method, renamed_parameters, renamed_property
 from kernelbandits._random import SeedLike, as_generator
 from kernelbandits._validation import (
     FloatArray,
@@ -258,6 +258,11 @@ class GPPosterior:
         dvar = -2.0 * np.einsum("sm,msd->md", W, dK)  # W = C^{-1} k_t(x)
         return mean, var, dmean, np.where(var[:, None] > 0.0, dvar, 0.0)
 
+    @property
+    def has_input_gradient(self) -> bool:
+        """Whether :meth:`predict_with_gradient` applies (the kernel's input gradient)."""
+        return bool(self.kernel.has_input_gradient)
+
     def _alpha_cached(self) -> FloatArray:
         """:meth:`alpha`, computed once per number of observations (observations are only
         ever appended)."""
@@ -269,11 +274,11 @@ class GPPosterior:
         """Posterior mean ``mu_t(X)``, shape ``(m,)``."""
         return self.predict(X)[0]
 
-    def var(self, X: ArrayLike) -> FloatArray:
+    def variance(self, X: ArrayLike) -> FloatArray:
         """Posterior variance ``sigma_t^2(X)``, shape ``(m,)``."""
         return self.predict(X)[1]
 
-    def cov(self, X: ArrayLike) -> FloatArray:
+    def covariance(self, X: ArrayLike) -> FloatArray:
         """Posterior covariance ``k(X, X) - V^T V``, shape ``(m, m)``."""
         Xa = as_points(X, "X", self.input_dim)
         prior = self.kernel(Xa)
@@ -282,12 +287,15 @@ class GPPosterior:
         V = self._solve_L(self.kernel(self._X[: self._t], Xa))
         return prior - V.T @ V
 
+    var = renamed_method("var", "variance")
+    cov = renamed_method("cov", "covariance")
+
     @renamed_parameters(seed="rng")
     def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray:
         """Joint posterior samples of ``f`` at ``X (m, d)``, shape ``(n_samples, m)``; ``rng``:
         the caller's generator (or a seed; ``seed=`` is the deprecated spelling)."""
         Xa = as_points(X, "X", self.input_dim)
-        return draw_joint(self.mean(Xa), self.cov(Xa), n_samples, rng)
+        return draw_joint(self.mean(Xa), self.covariance(Xa), n_samples, rng)
 
     def alpha(self) -> FloatArray:
         """``(K_t + diag lam)^{-1} (y_t - m)``, shape ``(t,)``: ``mu_t(x) = m + k_t(x)^T alpha``."""
@@ -471,9 +479,12 @@ class CandidatePosterior:
         return self._mean.copy()
 
     @property
-    def var(self) -> FloatArray:
+    def variance(self) -> FloatArray:
         """``sigma_t^2(X_c)``, shape ``(m,)``, clipped at 0 against round-off."""
         return np.maximum(self._var, 0.0)
+
+    var = renamed_property("var", "variance")
+    cov = renamed_method("cov", "covariance")
 
     def mean_at_observations(self) -> FloatArray | None:
         """``mu_t(X_t)``, shape ``(t,)``, read off the tracked means in O(t) when every
@@ -490,7 +501,7 @@ class CandidatePosterior:
         """``L^{-1} k_t(x_j)``, shape ``(t,)``."""
         return self._V.column(j)
 
-    def cov(self, idx: ArrayLike | None = None) -> FloatArray:
+    def covariance(self, idx: ArrayLike | None = None) -> FloatArray:
         """Posterior covariance on the candidates (or the subset ``idx``), shape ``(m', m')``."""
         sel = slice(None) if idx is None else np.asarray(idx)
         Xs, Vs = self.X[sel], self._V.columns(sel)
@@ -517,7 +528,9 @@ class CandidatePosterior:
         if observed is not None:
             return self._sample_pathwise(int(n_samples), rng, observed)
         sel = slice(None) if idx is None else np.asarray(idx)
-        return sample_gaussian(self._mean[sel], self.cov(idx), n_samples, rng, "pivoted-cholesky")
+        return sample_gaussian(
+            self._mean[sel], self.covariance(idx), n_samples, rng, "pivoted-cholesky"
+        )
 
     def _observed_candidates(self) -> NDArray[np.intp] | None:
         """Candidate index of every observation, ``(t,)``; ``None`` if one is not a candidate."""

@@ -374,12 +374,12 @@ class DecoupledPosterior(VectorPosterior):
 
     def _predict(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
         mus = np.column_stack([gp.mean(X) for gp in self.components] or [np.zeros(len(X))])
-        var = np.column_stack([gp.var(X) for gp in self.components] or [np.zeros(len(X))])
+        var = np.column_stack([gp.variance(X) for gp in self.components] or [np.zeros(len(X))])
         U = self._directions_or_zero()
         return mus @ U.T, _recompose_cov(U, var)
 
     def _covariance(self, X: FloatArray) -> FloatArray:
-        covs = [gp.cov(X) for gp in self.components]  # eq. (6)-(7), point by point
+        covs = [gp.covariance(X) for gp in self.components]  # eq. (6)-(7), point by point
         return _recompose_joint(self.directions, covs, X.shape[0])
 
     def spectral_norm(self, X: ArrayLike) -> FloatArray:
@@ -387,7 +387,7 @@ class DecoupledPosterior(VectorPosterior):
         Xa = as_points(X, "X", self.input_dim)
         if not self.components:
             return np.zeros(Xa.shape[0])
-        return np.max(np.column_stack([gp.var(Xa) for gp in self.components]), axis=1)
+        return np.max(np.column_stack([gp.variance(Xa) for gp in self.components]), axis=1)
 
     def track(self, candidates: ArrayLike) -> DecoupledCandidates:
         Xc = as_points(candidates, "candidates", self.input_dim)
@@ -422,11 +422,11 @@ class DecoupledCandidates(VectorCandidates):
 
     @property
     def task_cov(self) -> FloatArray:
-        return _recompose_cov(self._U, self._stack("var"))
+        return _recompose_cov(self._U, self._stack("variance"))
 
     @property
     def spectral_norm(self) -> FloatArray:
-        return np.max(self._stack("var"), axis=1)  # eq. (7)
+        return np.max(self._stack("variance"), axis=1)  # eq. (7)
 
 
 # -- the cache-free Kronecker path (ICM, bounded memory) --------------------------------------

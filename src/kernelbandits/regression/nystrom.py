@@ -45,6 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import cho_factor, cho_solve, eigh, solve_triangular
 
+from kernelbandits._deprecation import renamed_method
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
@@ -234,7 +235,7 @@ class NystromPosterior:
         """Number of dictionary points ``m``."""
         return self.embedding.size
 
-    def mean_and_variance(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """``mu~(x)`` and unscaled ``sigma~^2(x)`` at the rows of ``X (n, d)``, each ``(n,)``."""
         Xa = as_points(X, "X", self.dim)
         prior = self.kernel.diag(Xa)
@@ -249,11 +250,6 @@ class NystromPosterior:
             + self.lam * np.einsum("ij,ij->j", V, V)  # lam z^T A^{-1} z
         )
         return mean, np.maximum(var, 0.0)
-
-    def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """:meth:`mean_and_variance` under the name of the posterior interface
-        (:class:`~kernelbandits.regression.base.Posterior`)."""
-        return self.mean_and_variance(X)
 
     def covariance(self, X: ArrayLike) -> FloatArray:
         """``k(x, x') - z(x)^T z(x') + lam z(x)^T A^{-1} z(x')`` on the rows of ``X (n, d)``,
@@ -270,7 +266,7 @@ class NystromPosterior:
         """Joint draws of ``f`` at ``X (n, d)`` from ``N(mu~, covariance)``, shape
         ``(n_samples, n)``; ``rng``: the caller's generator (or a seed)."""
         Xa = as_points(X, "X", self.dim)
-        return draw_joint(self.mean_and_variance(Xa)[0], self.covariance(Xa), n_samples, rng)
+        return draw_joint(self.predict(Xa)[0], self.covariance(Xa), n_samples, rng)
 
     @property
     def info_gain(self) -> float:
@@ -282,13 +278,15 @@ class NystromPosterior:
         L = self._chol[0]
         return float(np.sum(np.log(np.diag(L))) - 0.5 * self.rank * np.log(self.lam))
 
+    mean_and_variance = renamed_method("mean_and_variance", "predict")
+
     def mean(self, X: ArrayLike) -> FloatArray:
         """``mu~(x)`` at the rows of ``X (n, d)``, shape ``(n,)``."""
-        return self.mean_and_variance(X)[0]
+        return self.predict(X)[0]
 
     def variance(self, X: ArrayLike) -> FloatArray:
         """Unscaled ``sigma~^2(x)`` at the rows of ``X (n, d)``, shape ``(n,)``."""
-        return self.mean_and_variance(X)[1]
+        return self.predict(X)[1]
 
     def __repr__(self) -> str:
         return (

@@ -193,9 +193,10 @@ class SourceTargetGP:
             cov = cov - V.T @ V
         return cov
 
-    def posterior(self, fit: SourceTargetFit) -> FittedSourceTarget:
-        """The posterior of one fit as a :class:`~kernelbandits.regression.base.Posterior`."""
-        return FittedSourceTarget(self, fit)
+    def posterior(self, fit: SourceTargetFit, prior_mean: float = 0.0) -> FittedSourceTarget:
+        """The posterior of one fit as a :class:`~kernelbandits.regression.base.Posterior`,
+        shifted by the constant ``prior_mean`` the fit's values were centred by."""
+        return FittedSourceTarget(self, fit, prior_mean)
 
     def _target_features(
         self, X: FloatArray, W: FloatArray, fit: SourceTargetFit
@@ -214,19 +215,34 @@ class SourceTargetGP:
         return mean_A + V.T @ fit.b, np.maximum(var_A - np.einsum("ij,ij->j", V, V), 0.0)
 
 
+@dataclass(frozen=True)
+class GridMarginals:
+    """A posterior's ``mean`` and ``variance`` on every point of a grid, each ``(m,)``."""
+
+    mean: FloatArray
+    variance: FloatArray
+
+
 class FittedSourceTarget:
     """A :class:`SourceTargetGP` with one :class:`SourceTargetFit`: the interface of a
-    posterior (``predict``, ``covariance``, ``sample``, ``info_gain``) at points ``(m, d)``."""
+    posterior (``predict``, ``covariance``, ``sample``, ``info_gain``) at points ``(m, d)``;
+    its mean is the model's plus the constant ``prior_mean``."""
 
-    def __init__(self, model: SourceTargetGP, fit: SourceTargetFit) -> None:
-        self.model, self.fit = model, fit
+    def __init__(self, model: SourceTargetGP, fit: SourceTargetFit, prior_mean: float = 0.0):
+        self.model, self.fit, self.prior_mean = model, fit, prior_mean
 
     def _points(self, X: ArrayLike) -> FloatArray:
         return as_points(X, "X", self.model.Xs.shape[1])
 
     def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Mean and variance at ``X (m, d)``, each ``(m,)``."""
-        return self.model.predict(self._points(X), self.fit)
+        mu, var = self.model.predict(self._points(X), self.fit)
+        return self.prior_mean + mu, var
+
+    def on_grid(self) -> GridMarginals:
+        """Mean and variance on the model's grid (its candidates), from the cached grid path."""
+        mu, var = self.model.on_candidates(self.fit)
+        return GridMarginals(self.prior_mean + mu, var)
 
     def covariance(self, X: ArrayLike) -> FloatArray:
         """Joint covariance at ``X (m, d)``, ``(m, m)``."""

@@ -21,11 +21,11 @@ candidate set (a grid). Shapes: ``X_source (N, d)``, ``y_source (N,)``; points `
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from kernelbandits._deprecation import renamed_property
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
@@ -35,10 +35,10 @@ from kernelbandits._validation import (
     check_positive,
 )
 from kernelbandits.kernels.base import Kernel, check_kernel, check_theta
+from kernelbandits.regression.base import TrackedCandidates
 from kernelbandits.regression.gp import CandidatePosterior, GPPosterior, draw_joint
 
 __all__ = [
-    "CandidateView",
     "DeltaPosterior",
     "JointPosterior",
     "TransferKernel",
@@ -47,16 +47,6 @@ __all__ = [
 
 #: a noiseless source gets this much noise variance (its Gram matrix stays invertible)
 MIN_SOURCE_NOISE = 1e-10
-
-
-class CandidateView(Protocol):
-    """A posterior kept on a fixed candidate set: ``mean`` and ``var``, each ``(m,)``."""
-
-    @property
-    def mean(self) -> FloatArray: ...
-
-    @property
-    def var(self) -> FloatArray: ...
 
 
 class TransferPosterior(ABC):
@@ -130,7 +120,7 @@ class TransferPosterior(ABC):
         """The information gain of the data the model holds (see the subclasses)."""
 
     @abstractmethod
-    def track(self, candidates: ArrayLike) -> CandidateView:
+    def track(self, candidates: ArrayLike) -> TrackedCandidates:
         """The posterior of ``f`` kept up to date on ``candidates (m, d)``."""
 
 
@@ -178,7 +168,7 @@ class DeltaPosterior(TransferPosterior):
     def covariance(self, X: ArrayLike) -> FloatArray:
         """``Sigma_g(X, X) + Sigma_delta(X, X)``, shape ``(m, m)``."""
         Xa = as_points(X, "X", self.input_dim)
-        return self.source.cov(Xa) + self.delta.cov(Xa)
+        return self.source.covariance(Xa) + self.delta.covariance(Xa)
 
     def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray:
         """Joint draws of ``g + delta`` at ``X (m, d)``, shape ``(n_samples, m)``."""
@@ -210,10 +200,12 @@ class DeltaCandidates:
         """``mu_g + mu_delta`` on the candidates, ``(m,)``."""
         return self.source_mean + self._delta.mean
 
+    var = renamed_property("var", "variance")
+
     @property
-    def var(self) -> FloatArray:
+    def variance(self) -> FloatArray:
         """``sigma_g^2 + sigma_delta^2`` on the candidates, ``(m,)``."""
-        return self.source_var + self._delta.var
+        return self.source_var + self._delta.variance
 
 
 class TransferKernel(Kernel):
@@ -305,7 +297,7 @@ class JointPosterior(TransferPosterior):
 
     def covariance(self, X: ArrayLike) -> FloatArray:
         """Posterior covariance of ``f`` at ``X (m, d)``, shape ``(m, m)``."""
-        return self.gp.cov(self._target(X))
+        return self.gp.covariance(self._target(X))
 
     def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray:
         """Joint draws of ``f`` at ``X (m, d)``, shape ``(n_samples, m)``."""
@@ -317,5 +309,5 @@ class JointPosterior(TransferPosterior):
         return self.gp.info_gain
 
     def track(self, candidates: ArrayLike) -> CandidatePosterior:
-        """The tagged GP's cache on ``candidates (m, d)`` at tag 1 (``.mean``, ``.var``)."""
+        """The tagged GP's cache on ``candidates (m, d)`` at tag 1 (``.mean``, ``.variance``)."""
         return self.gp.track(self._target(candidates))

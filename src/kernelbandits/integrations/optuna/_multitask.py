@@ -18,6 +18,7 @@ from kernelbandits.acquisition import (
     BoxOptimizer,
     expected_hypervolume_improvement,
     log_ei_score,
+    maximize_score,
 )
 from kernelbandits.campaign import icm_map_fit, policy_seed
 from kernelbandits.integrations.optuna._common import (
@@ -413,7 +414,7 @@ class MultiTaskSampler(GPUCBSampler):
             policy.tell(x, mu[0])
             believed.append(mu[:1])
         if self._hyperparameters == "fixed":  # the search of the sampler before MAP fitting
-            u = policy.domain.maximize(lambda X: policy.scores(X, weight), policy.rng)
+            u = maximize_score(policy.domain, lambda X: policy.scores(X, weight), policy.rng)
         else:
             u = self._maximize(
                 policy,

@@ -1,0 +1,59 @@
+"""Acquisitions bound to a posterior, and the one optimiser that maximises them.
+
+* :mod:`~kernelbandits.acquisition.scores`: the math on marginal arrays (UCB, log EI, log PI
+  and their partial derivatives);
+* :mod:`~kernelbandits.acquisition.analytic`: :class:`UpperConfidenceBound`,
+  :class:`ExpectedImprovement`, :class:`ProbabilityOfImprovement`, each built on a posterior
+  (BoTorch's ``AcquisitionFunction(model)``) and evaluated at points, with gradients where the
+  posterior has them; :func:`best_observed_mean`, the incumbent;
+* :mod:`~kernelbandits.acquisition.thompson`: :class:`ThompsonSampling`;
+* :mod:`~kernelbandits.acquisition.optimize`: :func:`maximize_acquisition` for any acquisition
+  on any domain (grid, box, mixed search space through a projection), with
+  :class:`BoxOptimizer` and :class:`SobolSearch`;
+* :mod:`~kernelbandits.acquisition.hypervolume`: :func:`expected_hypervolume_improvement`.
+"""
+
+from kernelbandits.acquisition.analytic import (
+    AcquisitionName,
+    ExpectedImprovement,
+    PointwiseAcquisition,
+    ProbabilityOfImprovement,
+    UpperConfidenceBound,
+    best_observed_mean,
+    check_acquisition_name,
+    pointwise_acquisition,
+)
+from kernelbandits.acquisition.hypervolume import expected_hypervolume_improvement
+from kernelbandits.acquisition.optimize import (
+    BoxOptimizer,
+    SobolSearch,
+    argmax_random_tie,
+    maximize_acquisition,
+    maximize_on_domain,
+    maximize_score,
+)
+from kernelbandits.acquisition.scores import log_ei_score, log_h, log_pi_score, ucb_score
+from kernelbandits.acquisition.thompson import ThompsonSampling
+
+__all__ = [
+    "AcquisitionName",
+    "BoxOptimizer",
+    "ExpectedImprovement",
+    "PointwiseAcquisition",
+    "ProbabilityOfImprovement",
+    "SobolSearch",
+    "ThompsonSampling",
+    "UpperConfidenceBound",
+    "argmax_random_tie",
+    "best_observed_mean",
+    "check_acquisition_name",
+    "expected_hypervolume_improvement",
+    "log_ei_score",
+    "log_h",
+    "log_pi_score",
+    "maximize_acquisition",
+    "maximize_on_domain",
+    "maximize_score",
+    "pointwise_acquisition",
+    "ucb_score",
+]
