@@ -100,9 +100,11 @@ from benchmarks.harness.pages import check_block, rewrite_block, write_page
 from benchmarks.harness.problems import hpobench_errors
 from benchmarks.harness.runner import (
     one_thread_per_process,
+    pending,
     regret_curve,
     run_pool,
     single_thread,
+    stored_runs,
     timed_trials,
 )
 from benchmarks.harness.store import load_store
@@ -364,10 +366,7 @@ def _progress(i: int, n: int, rec: Mapping[str, Any]) -> None:
 
 def run_tasks(tasks: Sequence[Task], store: Path, jobs: int = 1) -> tuple[int, int]:
     """Run the tasks not yet in ``store``; (runs done, runs failed)."""
-    store.mkdir(parents=True, exist_ok=True)
-    done = {_key(rec) for rec in load_store(store, STORE_FILE)}
-    todo = [t for t in tasks if t.key not in done]
-    print(f"{len(todo)} runs to do, {len(tasks) - len(todo)} already in the store", flush=True)
+    todo = pending(tasks, stored_runs(store, _key, STORE_FILE))
     return run_pool(todo, run_family, store, jobs, _progress, STORE_FILE)
 
 

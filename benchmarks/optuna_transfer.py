@@ -72,7 +72,7 @@ from benchmarks.harness.cli import add_page_argument
 from benchmarks.harness.machine import code_version, command_line, cpu_model, versions
 from benchmarks.harness.pages import check_block, rewrite_block
 from benchmarks.harness.problems import hpobench_errors
-from benchmarks.harness.runner import run_pool, single_thread, timed_trials
+from benchmarks.harness.runner import pending, run_pool, single_thread, stored_runs, timed_trials
 from benchmarks.harness.store import load_store
 
 BLOCK = "transfer"  # the generated block of docs/benchmarks/transfer.md
@@ -282,13 +282,10 @@ def run_task(task: Task) -> dict[str, Any]:
 
 
 def run_tasks(tasks: Sequence[Task], store: Path, jobs: int) -> None:
-    store.mkdir(parents=True, exist_ok=True)
-    done = {
-        (r["pair"], r["sampler"], r["seed"], r["n_trials"], r["n_source"])
-        for r in load_store(store)
-    }
-    todo = [t for t in tasks if t.key not in done]
-    print(f"{len(todo)} runs to do, {len(tasks) - len(todo)} already in the store", flush=True)
+    done = stored_runs(
+        store, lambda r: (r["pair"], r["sampler"], r["seed"], r["n_trials"], r["n_source"])
+    )
+    todo = pending(tasks, done)
 
     def progress(i: int, n: int, rec: Mapping[str, Any]) -> None:
         print(

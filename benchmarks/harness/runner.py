@@ -8,7 +8,7 @@ import datetime as dt
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import partial
@@ -115,6 +115,23 @@ def print_progress(i: int, n: int, rec: Mapping[str, Any], outcome: str) -> None
     )
 
 
+def stored_runs(
+    store: Path, record_key: Callable[[Mapping[str, Any]], Hashable], name: str = STORE_FILE
+) -> dict[Hashable, Mapping[str, Any]]:
+    """The records of ``store/name`` by their key (``record_key(record)``, the same tuple as
+    the ``key`` of the task that made it); creates ``store`` if it does not exist."""
+    store.mkdir(parents=True, exist_ok=True)
+    return {record_key(rec): rec for rec in load_store(store, name)}
+
+
+def pending(tasks: Sequence[Any], done: Mapping[Hashable, Any]) -> list[Any]:
+    """The tasks whose ``key`` is not in ``done`` (what a rerun still has to do), with a line
+    saying how many."""
+    todo = [t for t in tasks if t.key not in done]
+    print(f"{len(todo)} runs to do, {len(tasks) - len(todo)} already in the store", flush=True)
+    return todo
+
+
 def run_tasks(
     tasks: Sequence[Task],
     store: Path,
@@ -131,21 +148,15 @@ def run_tasks(
         ValueError: a stored run of the same key was made by a differently built sampler
             (a ``--variant`` name reused with other settings).
     """
-    store.mkdir(parents=True, exist_ok=True)
-    done = {}
-    for rec in load_store(store):
-        done[(rec["problem"], rec["sampler"], rec["seed"], rec["n_trials"])] = rec["spec"]
-    todo = []
+    done = stored_runs(store, lambda r: (r["problem"], r["sampler"], r["seed"], r["n_trials"]))
     for task in tasks:
-        spec = done.get(task.key)
-        if spec is None:
-            todo.append(task)
-        elif spec != task.sampler.describe():
+        rec = done.get(task.key)
+        if rec is not None and rec["spec"] != task.sampler.describe():
             raise ValueError(
-                f"the store holds {task.sampler.name!r} runs of {spec}, not of "
+                f"the store holds {task.sampler.name!r} runs of {rec['spec']}, not of "
                 f"{task.sampler.describe()}: give the variant another name"
             )
-    print(f"{len(todo)} runs to do, {len(tasks) - len(todo)} already in the store", flush=True)
+    todo = pending(tasks, done)
     return run_pool(todo, runner, store, jobs, progress)
 
 
