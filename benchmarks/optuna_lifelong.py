@@ -108,7 +108,7 @@ from benchmarks.harness.runner import (
     timed_trials,
 )
 from benchmarks.harness.store import load_store
-from benchmarks.harness.tables import Cell, fmt_ms, versions_note, warnings_note
+from benchmarks.harness.tables import Cell, fmt_ms, mean_se, versions_note, warnings_note
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -418,14 +418,6 @@ def collect(
         cell_type=Runs,
     )
     return cast(dict[str, dict[str, Runs]], cells)
-
-
-def mean_se(x: FloatArray) -> str:
-    """``mean ± standard error`` over seeds (just the mean for one seed)."""
-    a = np.asarray(x, dtype=float)
-    if a.size < 2:
-        return f"{a.mean():.3g}"
-    return f"{a.mean():.3g} ± {a.std(ddof=1) / np.sqrt(a.size):.2g}"
 
 
 def paired(a: Runs, b: Runs) -> tuple[FloatArray, FloatArray]:

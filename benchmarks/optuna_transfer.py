@@ -74,6 +74,7 @@ from benchmarks.harness.pages import check_block, rewrite_block
 from benchmarks.harness.problems import hpobench_errors
 from benchmarks.harness.runner import pending, run_pool, single_thread, stored_runs, timed_trials
 from benchmarks.harness.store import load_store
+from benchmarks.harness.tables import mean_se
 
 BLOCK = "transfer"  # the generated block of docs/benchmarks/transfer.md
 MODULE = "benchmarks.optuna_transfer"
@@ -308,13 +309,6 @@ def first_reach(values: Sequence[float], level: float) -> int:
     return int(hits[0]) + 1 if hits.size else len(values) + 1
 
 
-def mean_se(x: Sequence[float], digits: int = 4) -> str:
-    a = np.asarray(x, dtype=float)
-    if a.size < 2:  # one seed: no standard error
-        return f"{a.mean():.{digits}f}"
-    return f"{a.mean():.{digits}f} ± {a.std(ddof=1) / math.sqrt(a.size):.{digits}f}"
-
-
 def pair_table(
     pair: str, runs: Mapping[str, Mapping[int, Mapping[str, Any]]], n_trials: int
 ) -> tuple[str, dict[str, float]]:
@@ -338,9 +332,13 @@ def pair_table(
             first_reach(r["values"][:n_trials], levels[s]) for r, s in zip(recs, seeds, strict=True)
         ]
         reach[name] = float(np.mean(hits))
-        cells = [mean_se([optimum - max(r["values"][:c]) for r in recs]) for c in marks]
+        cells = [
+            mean_se([optimum - max(r["values"][:c]) for r in recs], ".4f", ".4f") for c in marks
+        ]
         ms = 1000 * float(np.mean([np.mean(r["seconds"]) for r in recs]))
-        lines.append(f"| {name} | {mean_se(hits, 1)} | " + " | ".join(cells) + f" | {ms:.0f} |")
+        lines.append(
+            f"| {name} | {mean_se(hits, '.1f', '.1f')} | " + " | ".join(cells) + f" | {ms:.0f} |"
+        )
     return "\n".join(lines), reach
 
 

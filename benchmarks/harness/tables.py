@@ -93,6 +93,15 @@ def collect(
     return out
 
 
+def mean_se(x: Sequence[float] | FloatArray, mean_fmt: str = ".3g", se_fmt: str = ".2g") -> str:
+    """``mean ± standard error`` over seeds (the mean alone for one seed), formatted with
+    ``mean_fmt`` and ``se_fmt`` (format specifications, e.g. ``".4f"``)."""
+    a = np.asarray(x, dtype=float)
+    if a.size < 2:  # one seed: no standard error
+        return f"{a.mean():{mean_fmt}}"
+    return f"{a.mean():{mean_fmt}} ± {a.std(ddof=1) / np.sqrt(a.size):{se_fmt}}"
+
+
 def fmt_regret(x: float) -> str:
     return "0" if x == 0 else f"{x:.3g}"
 
