@@ -102,6 +102,7 @@ import numpy as np
 import optuna
 from threadpoolctl import threadpool_limits
 
+from benchmarks.harness.botorch_loop import botorch_qlogei_run
 from benchmarks.harness.cli import add_run_arguments, check_run_arguments, selected_specs
 from benchmarks.harness.figures import plot
 from benchmarks.harness.machine import code_version, command_line, cpu_model, importable, versions
@@ -127,7 +128,6 @@ from benchmarks.harness.store import load_store
 from benchmarks.harness.tables import (
     TIME_WINDOW,
     Cell,
-    FloatArray,
     cells_table,
     checkpoints,
     collect,
@@ -166,53 +166,6 @@ def _optuna_run(
     return true, observed, seconds
 
 
-def _botorch_run(
-    problem: Problem, seed: int, n_trials: int, rng: np.random.Generator, counts: Counter[str]
-) -> tuple[list[float], list[float], list[float]]:
-    """BoTorch's ask/tell loop on the unit cube (see the module docstring)."""
-    import torch
-    from botorch.acquisition.logei import qLogExpectedImprovement
-    from botorch.exceptions.errors import ModelFittingError
-    from botorch.fit import fit_gpytorch_mll
-    from botorch.models import SingleTaskGP
-    from botorch.models.transforms.outcome import Standardize
-    from botorch.optim import optimize_acqf
-    from gpytorch.mlls import ExactMarginalLogLikelihood
-    from torch.quasirandom import SobolEngine
-
-    torch.manual_seed(seed)  # optimize_acqf's raw samples come from torch's global RNG
-    n_init = min(10, n_trials)
-    init = SobolEngine(problem.dim, scramble=True, seed=seed).draw(n_init, dtype=torch.double)
-    bounds = torch.stack([torch.zeros(problem.dim), torch.ones(problem.dim)]).double()
-    X: list[FloatArray] = []
-    true: list[float] = []
-    observed: list[float] = []
-    seconds = []
-    for i in range(n_trials):
-        t0 = time.perf_counter()
-        if i < n_init:
-            u = init[i].numpy()
-        else:
-            train_x = torch.tensor(np.array(X), dtype=torch.double)
-            train_y = -torch.tensor(observed, dtype=torch.double).unsqueeze(-1)
-            model = SingleTaskGP(train_x, train_y, outcome_transform=Standardize(m=1))
-            try:
-                fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
-            except ModelFittingError:
-                counts["ModelFittingError (kept the prior's hyperparameters)"] += 1
-            acqf = qLogExpectedImprovement(model, best_f=train_y.max())
-            cand, _ = optimize_acqf(acqf, bounds=bounds, q=1, num_restarts=10, raw_samples=512)
-            u = cand[0].detach().numpy()
-        x = problem.from_unit(u)
-        f = problem.true_value(x)
-        y = problem.observe(f, rng)
-        X.append(problem.to_unit(x))  # the rounded point on a table
-        true.append(f)
-        observed.append(y)
-        seconds.append(time.perf_counter() - t0)
-    return true, observed, seconds
-
-
 def run_task(task: Task) -> dict[str, Any]:
     """Run one task on one thread; the record that goes to the store."""
     single_thread()
@@ -223,7 +176,9 @@ def run_task(task: Task) -> dict[str, Any]:
     with threadpool_limits(limits=1), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if task.sampler.family == BOTORCH:
-            true, observed, seconds = _botorch_run(problem, task.seed, task.n_trials, rng, counts)
+            true, observed, seconds = botorch_qlogei_run(
+                problem, task.seed, task.n_trials, rng, counts
+            )
         else:
             true, observed, seconds = _optuna_run(
                 problem, task.sampler, task.seed, task.n_trials, rng
