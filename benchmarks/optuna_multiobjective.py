@@ -65,9 +65,6 @@ A smoke test: ``--seeds 2 --trials 12 --store ~/kb-bench-mo-smoke`` (the first 5
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import os
-import platform
 import sys
 import time
 import warnings
@@ -82,7 +79,7 @@ import optuna
 from threadpoolctl import threadpool_limits
 
 from benchmarks.harness.cli import add_run_arguments, check_run_arguments, selected_specs
-from benchmarks.harness.machine import code_version, command_line, cpu_model, importable, versions
+from benchmarks.harness.machine import command_note, importable, machine_note
 from benchmarks.harness.pages import check_block, rewrite_block
 from benchmarks.harness.problems import HPOBenchProblem, hpobench_errors
 from benchmarks.harness.runner import (
@@ -365,16 +362,12 @@ def verdict_line(
 
 def header(argv: Sequence[str], specs: Mapping[str, Any], seeds: int, n_trials: int) -> str:
     """Command, machine, date, versions, seeds and trials, samplers: the page block's head."""
-    v = versions()
     samplers = "; ".join(f"`{n}` = `{s.describe()}`" for n, s in specs.items())
     return "\n".join(
         [
-            f"Command: `{command_line(argv, MODULE)}`; report written "
-            f"{dt.date.today().isoformat()}.",
+            command_note(argv, MODULE),
             "",
-            f"Machine: {cpu_model()}, {os.cpu_count()} cores, one thread per run; Python "
-            f"{platform.python_version()}, optuna {v['optuna']}, botorch {v['botorch']}, torch "
-            f"{v['torch']}, kernelbandits {code_version()}.",
+            machine_note(("optuna", "botorch", "torch")),
             "",
             f"Seeds 0..{seeds - 1}, {n_trials} trials per run, every objective minimised; "
             "hypervolume of the evaluated points against the problem's reference point "

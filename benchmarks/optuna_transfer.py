@@ -52,7 +52,6 @@ repository's root::
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import math
 import platform
 import sys
@@ -69,7 +68,7 @@ import optuna
 from threadpoolctl import threadpool_limits
 
 from benchmarks.harness.cli import add_page_argument
-from benchmarks.harness.machine import code_version, command_line, cpu_model, versions
+from benchmarks.harness.machine import code_version, command_note, cpu_model, package_version
 from benchmarks.harness.pages import check_block, rewrite_block
 from benchmarks.harness.problems import hpobench_errors
 from benchmarks.harness.runner import pending, run_pool, single_thread, stored_runs, timed_trials
@@ -347,15 +346,14 @@ def report(store: Path, n_trials: int, n_source: int, argv: Sequence[str]) -> st
     for r in load_store(store):
         if r["n_trials"] == n_trials and r["n_source"] == n_source:
             runs.setdefault(r["pair"], {}).setdefault(r["sampler"], {})[r["seed"]] = r
-    v = versions()
     codes = sorted(
         {r.get("code", "?") for p in runs.values() for s in p.values() for r in s.values()}
     )
     out = [
-        f"Command: `{command_line(argv, MODULE)}`; report written {dt.date.today()}.",
+        command_note(argv, MODULE),
         "",
         f"Machine: {cpu_model()}, one thread per run; Python {platform.python_version()}, "
-        f"optuna {v['optuna']}; runs made by kernelbandits {', '.join(codes)} (the samplers "
+        f"optuna {package_version('optuna')}; runs made by kernelbandits {', '.join(codes)} (the samplers "
         "that did not change between these versions were not rerun). Times per trial are of "
         "runs that shared the machine with other jobs: indicative only.",
         "",

@@ -87,9 +87,6 @@ A quick look: ``--problems branin hpobench-kc1 --seeds 2 --trials 12 --store ~/k
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import os
-import platform
 import sys
 import time
 import warnings
@@ -105,7 +102,7 @@ from threadpoolctl import threadpool_limits
 from benchmarks.harness.botorch_loop import botorch_qlogei_run
 from benchmarks.harness.cli import add_run_arguments, check_run_arguments, selected_specs
 from benchmarks.harness.figures import plot
-from benchmarks.harness.machine import code_version, command_line, cpu_model, importable, versions
+from benchmarks.harness.machine import command_note, greenlet_note, machine_note
 from benchmarks.harness.pages import check_block, relative_link, rewrite_block, write_page
 from benchmarks.harness.problems import Problem, available_problems, get_problem, noise_rng
 from benchmarks.harness.runner import (
@@ -302,18 +299,13 @@ def report(
 
 def header(argv: Sequence[str], specs: Mapping[str, SamplerSpec], seeds: int, n_trials: int) -> str:
     """Command, machine, date, versions, seeds and trials, samplers: the page block's head."""
-    v = versions()
-    greenlet = "installed" if importable("greenlet") else "not installed"
-    kb = code_version()
     samplers = "; ".join(f"`{n}` = `{s.describe()}`" for n, s in specs.items())
+    greenlet = greenlet_note() + " (without it Optuna's GPSampler optimises its acquisition "
     return "\n".join(
         [
-            f"Command: `{command_line(argv, MODULE)}`; report written {dt.date.today().isoformat()}.",
+            command_note(argv, MODULE),
             "",
-            f"Machine: {cpu_model()}, {os.cpu_count()} cores, one thread per run; Python "
-            f"{platform.python_version()}, optuna {v['optuna']}, botorch {v['botorch']}, torch "
-            f"{v['torch']}, kernelbandits {kb}; greenlet {greenlet} (without it Optuna's "
-            "GPSampler optimises its acquisition function sequentially).",
+            machine_note(("optuna", "botorch", "torch"), greenlet + "function sequentially)"),
             "",
             f"Seeds 0..{seeds - 1}, {n_trials} trials per run; regret = noiseless simple regret "
             "(median [q1, q3] over seeds); samplers: " + samplers + ".",

@@ -4,7 +4,10 @@ paths)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import importlib.metadata
 import importlib.util
+import os
 import platform
 import shlex
 import subprocess
@@ -28,15 +31,12 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def versions() -> dict[str, str]:
-    """Versions of the packages the numbers depend on ("-" when not installed)."""
-    out = {}
-    for mod in ("optuna", "botorch", "torch", "kernelbandits"):
-        try:
-            out[mod] = str(__import__(mod).__version__)
-        except ImportError:
-            out[mod] = "-"
-    return out
+def package_version(dist: str) -> str:
+    """The installed version of the distribution ``dist`` ("-" when not installed)."""
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "-"
 
 
 def code_version() -> str:
@@ -105,3 +105,25 @@ def command_line(argv: Sequence[str], module: str) -> str:
             out.append(a)
         i += 1
     return shlex.join(out)
+
+
+def command_note(argv: Sequence[str], module: str) -> str:
+    """``Command: `...`; report written DATE.``: the first line of a page block."""
+    return f"Command: `{command_line(argv, module)}`; report written {dt.date.today().isoformat()}."
+
+
+def greenlet_note() -> str:
+    """Whether greenlet is installed (without it Optuna's ``GPSampler`` optimises its
+    acquisition function sequentially, which changes its time per trial)."""
+    return "greenlet " + ("installed" if importable("greenlet") else "not installed")
+
+
+def machine_note(packages: Sequence[str], extra: str = "") -> str:
+    """``Machine: CPU, N cores, one thread per run; Python x, <package> <version>, ...,
+    kernelbandits <version (commit)>[; extra].``"""
+    listed = "".join(f", {p} {package_version(p)}" for p in packages)
+    tail = f"; {extra}" if extra else ""
+    return (
+        f"Machine: {cpu_model()}, {os.cpu_count()} cores, one thread per run; Python "
+        f"{platform.python_version()}{listed}, kernelbandits {code_version()}{tail}."
+    )
