@@ -66,3 +66,26 @@ def test_benchmarks_are_one_package_without_path_tricks() -> None:
         for module in _imports(path):
             top = module.split(".")[0]
             assert top not in siblings, f"{path.name} imports the sibling {module!r} as a script"
+
+
+def test_make_targets_run_modules_whose_pages_hold_their_blocks() -> None:
+    import importlib
+    import re
+
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8").replace("\\\n", " ")
+    calls = re.findall(r"^\t\$\(BIN\)/python -m (benchmarks[\w.]*)(.*)$", makefile, re.MULTILINE)
+    modules = {module for module, _ in calls}
+    assert {
+        "benchmarks.peers.bench_peers",
+        "benchmarks.sample_efficiency",
+        "benchmarks.sampler_overhead",
+        "benchmarks.optuna_lifelong",
+        "benchmarks.optuna_transfer",
+        "benchmarks.optuna_multiobjective",
+    } <= modules
+    for module, args in calls:
+        page = re.search(r"--page (\S+)", args)
+        assert page is not None, f"{module} in the Makefile writes no page"
+        check_block(ROOT / page.group(1), importlib.import_module(module).BLOCK)
+        for store in re.findall(r"--store (\S+)", args):  # stores stay outside the work tree
+            assert store.startswith("$("), store
