@@ -84,42 +84,48 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	touch $(BENCH_STAMP)
 
+# The benchmarks are the package `benchmarks` (run from the repository's root with
+# `python -m benchmarks.<name>`); each rewrites the generated block of its page under
+# docs/benchmarks/ from its results (docs/benchmarks/index.md lists them).
+
 # kernelbandits vs BoTorch/GPyTorch and scikit-learn, one bandit round on the full grid (about
-# 30 minutes on 2 cores); rewrites the README's table with this machine's numbers
+# 30 minutes on 2 cores); rewrites docs/benchmarks/speed.md's table with this machine's numbers
 bench: $(BENCH_STAMP)
-	$(BIN)/python benchmarks/peers/bench_peers.py --readme README.md
+	$(BIN)/python -m benchmarks.peers.bench_peers --page docs/benchmarks/speed.md
 
 # sample efficiency: GPUCBSampler vs Optuna's GPSampler / TPE / random and a BoTorch qLogEI loop,
 # 13 problems x 10 seeds x 100 trials; the store lives outside the work tree (a rerun resumes
-# it; never commit it); rewrites the README's block and docs/benchmarks/sample_efficiency.png
+# it; never commit it); rewrites docs/benchmarks/sample_efficiency.md (and its figure) and
+# docs/benchmarks/sample_efficiency_problems.md
 QUALITY_STORE ?= $(HOME)/kb-bench-quality
 
 bench-quality: $(BENCH_STAMP)
-	$(BIN)/python benchmarks/sample_efficiency.py --jobs 2 --store $(QUALITY_STORE) \
-		--readme README.md --plots docs/benchmarks --details docs/benchmarks/sample_efficiency.md
-	$(BIN)/python benchmarks/sampler_overhead.py --readme README.md --problems hartmann6 \
-		styblinskitang4 ackley10 hpobench-kc1
+	$(BIN)/python -m benchmarks.sample_efficiency --jobs 2 --store $(QUALITY_STORE) \
+		--page docs/benchmarks/sample_efficiency.md --plots docs/benchmarks \
+		--details docs/benchmarks/sample_efficiency_problems.md
+	$(BIN)/python -m benchmarks.sampler_overhead --page docs/benchmarks/sample_efficiency.md \
+		--problems hartmann6 styblinskitang4 ackley10 hpobench-kc1
 
 # lifelong: LIBOSampler against Optuna's samplers and a hand-made warm start over families of
 # studies (GLMNET table, HPOBench MLP), 10 seeds x 30 trials per study; the store lives outside
-# the work tree (a rerun resumes it; never commit it); rewrites the README's lifelong block
+# the work tree (a rerun resumes it; never commit it); rewrites docs/benchmarks/lifelong.md
 LIFELONG_STORE ?= $(HOME)/kb-bench-lifelong
 
 bench-lifelong: $(BENCH_STAMP)
-	$(BIN)/python benchmarks/optuna_lifelong.py --jobs 2 --store $(LIFELONG_STORE) \
-		--readme README.md --details docs/benchmarks/lifelong.md
+	$(BIN)/python -m benchmarks.optuna_lifelong --jobs 2 --store $(LIFELONG_STORE) \
+		--page docs/benchmarks/lifelong.md
 
 TRANSFER_STORE ?= $(HOME)/kb-bench-transfer
 MO_STORE       ?= $(HOME)/kb-bench-mo
 MO_TRIALS      ?= 50
 
 bench-transfer: $(BENCH_STAMP)
-	$(BIN)/python benchmarks/optuna_transfer.py --jobs 2 --store $(TRANSFER_STORE) \
-		--readme README.md
+	$(BIN)/python -m benchmarks.optuna_transfer --jobs 2 --store $(TRANSFER_STORE) \
+		--page docs/benchmarks/transfer.md
 
 bench-multiobjective: $(BENCH_STAMP)
-	$(BIN)/python benchmarks/optuna_multiobjective.py --jobs 2 --trials $(MO_TRIALS) \
-		--store $(MO_STORE) --readme README.md
+	$(BIN)/python -m benchmarks.optuna_multiobjective --jobs 2 --trials $(MO_TRIALS) \
+		--store $(MO_STORE) --page docs/benchmarks/multiobjective.md
 
 clean:
 	rm -rf $(VENV) kb-results build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache \

@@ -1,7 +1,7 @@
 """BKB against exact GP-UCB: dictionary size, regret and time per round as t grows.
 
 Run on demand (never in CI):
-    python benchmarks/bench_bkb.py [--problem gp-sample|branin] [--rounds N] [--seeds S]
+    python -m benchmarks.bench_bkb [--problem gp-sample|branin] [--rounds N] [--seeds S]
                                    [--per-observation]
 
 ``gp-sample``: the demo's GP samples (RBF lengthscale 0.1 on 200 grid points of [0, 1], noise sd

@@ -1,6 +1,6 @@
 """Per-round time of GP-UCB on |X| = 10,000 grid candidates, t = 1 .. 3,000.
 
-Run on demand (never in CI):  python benchmarks/bench_gpucb_round.py [--rounds 3000] [--m 10000]
+Run on demand (never in CI):  python -m benchmarks.bench_gpucb_round [--rounds 3000] [--m 10000]
 
 Each round is one ``ask`` (a vectorised UCB pass over the cached posterior on all candidates)
 and one ``tell`` (one new Cholesky row, read from the candidate cache, plus one row of

@@ -7,7 +7,7 @@ per-task normalisation. Targets: < 1 s and < 10 s per fit.
 
 Usage::
 
-    python benchmarks/bench_meta_kgl.py [--repeats 3]
+    python -m benchmarks.bench_meta_kgl [--repeats 3]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Multi-task speed: MT-KB block vs ICM path per round, and MT-BKB per-round time up to t = 5,000.
 
 Run on demand (never in CI):
-    python benchmarks/bench_multitask.py [--tasks 20] [--t 500] [--grid 101] [--max-t 5000]
+    python -m benchmarks.bench_multitask [--tasks 20] [--t 500] [--grid 101] [--max-t 5000]
                                          [--q 30] [--blas-threads K] [--only mtkb|mtbkb] [--quick]
 
 Setting (both parts): ``|X|`` grid points on [0, 1], ``Gamma = ICM(RBF(0.2), B)`` with

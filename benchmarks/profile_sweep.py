@@ -9,7 +9,7 @@ built-in (C) calls, and the rest (Python overhead).
 
 Usage::
 
-    python benchmarks/profile_sweep.py STORE [--top 10] [--profile 3] [--project]
+    python -m benchmarks.profile_sweep STORE [--top 10] [--profile 3] [--project]
 
 ``--project`` scales a store made with fewer seeds (``reproduce all --seeds 2``) to the paper's
 size: each experiment's mean run time per policy times its ``n_seeds``, per experiment and per

@@ -7,7 +7,7 @@ amplitude estimation, ``beta_s = 1 + log s``) on the synthetic Bernoulli problem
 several budgets and prints the stages used, the final regret, and the ratio of stages to
 ``log T`` and ``(log T)^2``.
 
-Run: ``python benchmarks/quantum_stages.py [--seeds 5]``.
+Run: ``python -m benchmarks.quantum_stages [--seeds 5]``.
 """
 
 from __future__ import annotations

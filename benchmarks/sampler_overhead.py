@@ -1,41 +1,31 @@
 """Time per trial of ``GPUCBSampler`` against Optuna's ``GPSampler``, head to head.
 
-``benchmarks/sample_efficiency.py`` records every trial's wall time, but its runs go through a
+``benchmarks.sample_efficiency`` records every trial's wall time, but its runs go through a
 process pool in whatever order, next to whatever else runs, so its time ratios compare
 different moments of a shared machine. This script measures the cost of a proposal under the
 same conditions for both samplers: in one process, one BLAS and torch thread, for each problem
 it runs both samplers to ``--warmup`` trials (seed 0), then times ``--repeats`` further trials of
 each, alternating one trial of ours and one of theirs, and prints the mean milliseconds per trial
-(objective included; it costs microseconds) and their ratio. With ``--readme README.md`` it
-rewrites the block between ``<!-- sampler-overhead:start -->`` and ``<!-- sampler-overhead:end
--->``.
+(objective included; it costs microseconds) and their ratio, on the problems of
+:mod:`benchmarks.harness.problems`. With ``--page docs/benchmarks/sample_efficiency.md`` it
+rewrites the page's block between ``<!-- sampler-overhead:start -->`` and
+``<!-- sampler-overhead:end -->`` (``--readme`` is the option's old name)::
 
-    python benchmarks/sampler_overhead.py --problems hartmann6 ackley10 hpobench-kc1
+    python -m benchmarks.sampler_overhead --problems hartmann6 ackley10 hpobench-kc1
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import re
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
+from benchmarks.harness.cli import add_page_argument
+from benchmarks.harness.pages import check_block, rewrite_block
+from benchmarks.harness.problems import available_problems, get_problem
 
-
-def _benchmark_module():  # the problems of sample_efficiency.py
-    spec = importlib.util.spec_from_file_location(
-        "sample_efficiency", HERE / "sample_efficiency.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["sample_efficiency"] = module
-    spec.loader.exec_module(module)
-    return module
+BLOCK = "sampler-overhead"  # a generated block of docs/benchmarks/sample_efficiency.md
 
 
 def measure(problem_name: str, warmup: int, repeats: int) -> tuple[float, float]:
@@ -44,8 +34,7 @@ def measure(problem_name: str, warmup: int, repeats: int) -> tuple[float, float]
 
     from kernelbandits.integrations.optuna import GPUCBSampler
 
-    se = _benchmark_module()
-    problem = se.get_problem(problem_name)
+    problem = get_problem(problem_name)
 
     def objective(trial: optuna.Trial) -> float:
         return problem.true_value(problem.suggest(trial))
@@ -70,14 +59,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--problems", nargs="+", default=["hartmann6", "ackley10", "hpobench-kc1"])
     parser.add_argument("--warmup", type=int, default=90)
     parser.add_argument("--repeats", type=int, default=10)
-    parser.add_argument("--readme", type=Path, default=None)
+    add_page_argument(parser, BLOCK)
     args = parser.parse_args(argv)
-    known = _benchmark_module().available_problems()
+    known = available_problems()
     unknown = [p for p in args.problems if p not in known]
     if unknown:
         parser.error(f"unknown or unavailable problems {unknown}; available: {known}")
     if args.warmup < 1 or args.repeats < 1:
         parser.error("--warmup and --repeats must be positive")
+    if args.page is not None:  # fail before the run if the page has no block
+        check_block(args.page, BLOCK)
 
     import optuna
     import torch
@@ -95,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
     table = "\n".join(
         [
             f"Milliseconds per trial, trials {first}-{last}, one process, one thread, the two "
-            "samplers alternating (`python benchmarks/sampler_overhead.py`):",
+            "samplers alternating (`python -m benchmarks.sampler_overhead`):",
             "",
             "| problem | GPUCBSampler | Optuna GPSampler | ratio |",
             "|---|---:|---:|---:|",
@@ -103,13 +94,8 @@ def main(argv: list[str] | None = None) -> None:
         ]
     )
     print(table)
-    if args.readme is not None:
-        text = args.readme.read_text()
-        block = f"<!-- sampler-overhead:start -->\n{table}\n<!-- sampler-overhead:end -->"
-        pattern = r"<!-- sampler-overhead:start -->.*?<!-- sampler-overhead:end -->"
-        if not re.search(pattern, text, flags=re.S):
-            raise SystemExit(f"{args.readme} has no sampler-overhead markers")
-        args.readme.write_text(re.sub(pattern, lambda _: block, text, flags=re.S))
+    if args.page is not None:
+        rewrite_block(args.page, BLOCK, table)
 
 
 if __name__ == "__main__":

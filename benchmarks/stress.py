@@ -1,6 +1,6 @@
 """Long runs under extreme settings: no policy family may crash or return NaN.
 
-    python benchmarks/stress.py [--rounds 10000] [--families gp-ucb,bkb,...]
+    python -m benchmarks.stress [--rounds 10000] [--families gp-ucb,bkb,...]
 
 Each family plays ``--rounds`` rounds on an 11-point grid (so queries repeat thousands of
 times) under each setting: noise variance 1e-300 (floored by the engine at 1e-12 k(x, x)),

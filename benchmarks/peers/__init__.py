@@ -1,3 +1,4 @@
 """Side-by-side benchmark of one Bayesian-optimisation round: kernelbandits vs BoTorch and
-scikit-learn (see ``bench_peers.py``). The modules of this folder import each other as
-top-level modules: run ``python benchmarks/peers/bench_peers.py``."""
+scikit-learn (see :mod:`benchmarks.peers.bench_peers`; ``contract`` is the interface every
+implementation answers, ``timing`` times the rounds of one cell). Run from the repository's
+root: ``python -m benchmarks.peers.bench_peers --quick``."""

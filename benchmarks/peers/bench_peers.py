@@ -2,8 +2,8 @@
 
 Run on demand (never in CI)::
 
-    python benchmarks/peers/bench_peers.py --quick          # smoke run, about a minute
-    python benchmarks/peers/bench_peers.py                  # full grid, with peak memory
+    python -m benchmarks.peers.bench_peers --quick          # smoke run, about a minute
+    python -m benchmarks.peers.bench_peers                  # full grid, with peak memory
 
 What is measured
     One *round* at fixed hyperparameters (RBF lengthscale 0.2, outputscale 1, noise variance
@@ -25,7 +25,7 @@ How agreement is asserted
     Before timing, every peer's posterior mean and (per-task) variance on all candidates must
     equal kernelbandits' to 1e-6 in max abs difference; after the timed rounds the check is
     repeated on the posteriors the last round computed. A failure raises ``AssertionError`` with
-    the numbers and stops the benchmark (``harness.check_agreement``).
+    the numbers and stops the benchmark (``contract.check_agreement``).
 
 The limit column
     One read pass over the matrix the round must read, ``V = L^{-1} k(X_t, X_c)`` (``t x m``
@@ -54,48 +54,48 @@ import dataclasses
 import json
 import os
 import platform
-import shlex
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.harness.cli import add_page_argument
+from benchmarks.harness.machine import command_line, cpu_model
+from benchmarks.harness.pages import check_block, rewrite_block
+from benchmarks.peers import contract, table
 from kernelbandits.experiments.progress import ProgressLines
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-import harness  # noqa: E402
-import table  # noqa: E402
+BLOCK = "peers-benchmark"  # the generated block of docs/benchmarks/speed.md
+MODULE = "benchmarks.peers.bench_peers"
+RESULTS = Path(__file__).resolve().parent / "results.json"  # the last full run, committed
 
 FULL_GRID = {"n": [1, 5, 20], "t": [100, 500, 2000], "m": [1_000, 10_000, 100_000]}
 QUICK_GRID = {"n": [1, 5], "t": [100, 500], "m": [1_000, 10_000]}
 
 
 # -- implementations ---------------------------------------------------------------------------
-def implementation_classes(n: int) -> list[type[harness.Implementation]]:
+def implementation_classes(n: int) -> list[type[contract.Implementation]]:
     """kernelbandits first (the reference), then the peers that import."""
-    import ours
+    from benchmarks.peers import ours
 
-    classes: list[type[harness.Implementation]] = (
+    classes: list[type[contract.Implementation]] = (
         [ours.OursSingle] if n == 1 else [ours.OursICM, ours.OursICMEigen]
     )
     try:
-        import botorch_impl
+        from benchmarks.peers import botorch_impl
 
         classes += botorch_impl.SINGLE if n == 1 else botorch_impl.MULTITASK
     except ImportError as exc:  # pragma: no cover - botorch is optional
         print(f"BoTorch peers unavailable: {exc}", file=sys.stderr)
     if n == 1:
-        import sklearn_impl
+        from benchmarks.peers import sklearn_impl
 
         classes.append(sklearn_impl.SklearnGPR)
     return classes
 
 
-def find_class(key: str, n: int) -> type[harness.Implementation]:
+def find_class(key: str, n: int) -> type[contract.Implementation]:
     for cls in implementation_classes(n):
         if cls.key == key:
             return cls
@@ -124,12 +124,7 @@ def _version(module: str) -> str:
 
 
 def describe_machine(threads: int) -> dict[str, Any]:
-    cpu = platform.processor() or "unknown"
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+    cpu = cpu_model()
     ram_gb = float("nan")
     with contextlib.suppress(OSError, ValueError):
         for line in Path("/proc/meminfo").read_text().splitlines():
@@ -213,10 +208,10 @@ def _status_kb(field: str) -> int:
 def memory_child(spec: dict[str, Any]) -> dict[str, Any]:
     """Build the state and run the rounds; report the peak RSS growth over the RSS after
     imports (VmHWM is reset through /proc/self/clear_refs when the kernel allows it)."""
-    cfg = harness.Config(n=spec["n"], t=spec["t"], m=spec["m"])
+    cfg = contract.Config(n=spec["n"], t=spec["t"], m=spec["m"])
     cls = find_class(spec["key"], cfg.n)  # imports everything first, then the limits apply
     set_threads(int(spec["threads"]))
-    problem = harness.make_problem(cfg)
+    problem = contract.make_problem(cfg)
     reset = True
     try:
         Path("/proc/self/clear_refs").write_text("5")
@@ -257,7 +252,7 @@ def measure_memory(
         "threads": args.threads,
         "j0": 0,
     }
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--memory-child", json.dumps(spec)]
+    cmd = [sys.executable, "-m", MODULE, "--memory-child", json.dumps(spec)]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=1800)
         result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -273,17 +268,6 @@ def measure_memory(
 
 
 # -- main ------------------------------------------------------------------------------------------
-def _command_line(argv: list[str]) -> str:
-    cwd = Path.cwd()
-    parts = []
-    for arg in argv:
-        if arg.startswith("/"):
-            with contextlib.suppress(ValueError):
-                arg = os.path.relpath(arg, cwd)
-        parts.append(arg)
-    return "python benchmarks/peers/bench_peers.py" + (" " + shlex.join(parts) if parts else "")
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--quick", action="store_true", help="tiny grid, 3 rounds, no memory")
@@ -307,8 +291,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--n", type=int, nargs="+", default=None, help="override the grid's n")
     p.add_argument("--t", type=int, nargs="+", default=None, help="override the grid's t")
     p.add_argument("--m", type=int, nargs="+", default=None, help="override the grid's m")
-    p.add_argument("--output", type=Path, default=HERE / "results.json")
-    p.add_argument("--readme", type=Path, default=None, help="replace the marked block of PATH")
+    p.add_argument("--output", type=Path, default=RESULTS, help="the results file (JSON)")
+    add_page_argument(p, BLOCK)
+    p.add_argument(
+        "--report-only",
+        action="store_true",
+        help="run nothing: rewrite the --page block from the --output results file",
+    )
     p.add_argument("--memory-child", default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.rounds is None:
@@ -318,7 +307,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def grid(args: argparse.Namespace) -> list[harness.Config]:
+def grid(args: argparse.Namespace) -> list[contract.Config]:
     base = QUICK_GRID if args.quick else FULL_GRID
     ns = args.n or base["n"]
     if args.only == "single":
@@ -326,11 +315,29 @@ def grid(args: argparse.Namespace) -> list[harness.Config]:
     elif args.only == "multitask":
         ns = [n for n in ns if n > 1]
     return [
-        harness.Config(n=n, t=t, m=m)
+        contract.Config(n=n, t=t, m=m)
         for n in ns
         for t in (args.t or base["t"])
         for m in (args.m or base["m"])
     ]
+
+
+def report(results: dict[str, Any], page: Path | None) -> None:
+    """Print the table, the targets and the machine of ``results`` (a results file's
+    content), and rewrite the block of ``page`` with them."""
+    records = results["records"]
+    block = "\n\n".join(
+        [
+            table.markdown_table(records),
+            "Targets, checked on these numbers:",
+            table.targets_markdown(records),
+            table.machine_markdown(results["machine"]),
+            f"Command: `{results['command']}`",
+        ]
+    )
+    print(block)
+    if page is not None:
+        rewrite_block(page, BLOCK, block)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -339,14 +346,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.memory_child is not None:
         print(json.dumps(memory_child(json.loads(args.memory_child))))
         return
-    if args.readme is not None and not args.readme.is_file():
-        raise SystemExit(f"--readme: no such file {args.readme}")
-    if args.readme is not None:  # fail before the long run if the markers are missing
+    if args.page is not None:  # fail before the long run if the page has no block
         try:
-            table.replace_block(args.readme.read_text(encoding="utf-8"), "")
-        except ValueError as exc:
-            raise SystemExit(f"--readme {args.readme}: {exc}") from exc
-    import runner
+            check_block(args.page, BLOCK)
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"--page {args.page}: {exc}") from exc
+    if args.report_only:
+        report(json.loads(args.output.read_text(encoding="utf-8")), args.page)
+        return
+    from benchmarks.peers import timing
 
     for n in (1, 2):  # import every implementation before limiting the thread pools
         implementation_classes(n)
@@ -355,7 +363,7 @@ def main(argv: list[str] | None = None) -> None:
     budget = args.memory_budget_gb * 1e9
     machine = describe_machine(args.threads)
     sources = kernelbandits_fingerprint()
-    command = _command_line(raw)
+    command = command_line(raw, MODULE)
     records: list[dict[str, Any]] = []
     started = time.perf_counter()
     partial = args.output.with_name(args.output.stem + ".partial.json")
@@ -365,7 +373,7 @@ def main(argv: list[str] | None = None) -> None:
     for i, cfg in enumerate(configs):
         cells.update(i, note=f"next: {cfg.label}")
         records.append(
-            runner.run_config(
+            timing.run_config(
                 cfg,
                 implementation_classes(cfg.n),
                 rounds=args.rounds,
@@ -396,15 +404,15 @@ def main(argv: list[str] | None = None) -> None:
     settings = {
         k: (str(v) if isinstance(v, Path) else v)
         for k, v in vars(args).items()
-        if k not in ("memory_child", "output", "readme")
+        if k not in ("memory_child", "output", "page", "report_only")
     }
     results = {
         "command": command,
         "machine": machine,
-        "settings": settings | {"tolerance": harness.TOL},
+        "settings": settings | {"tolerance": contract.TOL},
         "hyperparameters": {
             k: v
-            for k, v in dataclasses.asdict(harness.Config(n=1, t=0, m=0)).items()
+            for k, v in dataclasses.asdict(contract.Config(n=1, t=0, m=0)).items()
             if k not in ("n", "t", "m")
         },
         "kernelbandits_sources_sha256": sources,
@@ -414,15 +422,8 @@ def main(argv: list[str] | None = None) -> None:
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     partial.unlink(missing_ok=True)
-    md = table.markdown_table(records)
-    targets = table.targets_markdown(records)
-    print(md, targets, table.machine_markdown(machine), sep="\n\n")
-    print(f"Command: `{command}` ({elapsed / 60:.1f} min)")
-    if args.readme is not None:
-        block = "\n\n".join(
-            [md, "Targets, checked on these numbers:", targets, table.machine_markdown(machine)]
-        )
-        table.update_readme(args.readme, block + f"\n\nCommand: `{command}`\n")
+    report(results, args.page)
+    print(f"({elapsed / 60:.1f} min)")
     del limiter
 
 

@@ -45,7 +45,8 @@ from botorch.models import KroneckerMultiTaskGP, MultiTaskGP, SingleTaskGP
 from gpytorch.kernels import RBFKernel, ScaleKernel
 from gpytorch.likelihoods import GaussianLikelihood, MultitaskGaussianLikelihood
 from gpytorch.means import ZeroMean
-from harness import Config, Implementation, Posterior
+
+from benchmarks.peers.contract import Config, Implementation, Posterior
 
 DTYPE = torch.float64
 #: the diagonal part of the IndexKernel (must be > 0); the task matrix is B + TASK_VAR I

@@ -14,9 +14,9 @@ caches of ``t x m``. The per-task marginal variance is ``sum_r var_r U_ar^2`` an
 from __future__ import annotations
 
 import numpy as np
-from harness import Config, Implementation, Posterior, ucb_scores
 
 import kernelbandits.regression.gp as gp_module
+from benchmarks.peers.contract import Config, Implementation, Posterior, ucb_scores
 from kernelbandits.kernels import RBF
 from kernelbandits.kernels.multitask import ICM
 from kernelbandits.regression import GPPosterior, vector_posterior

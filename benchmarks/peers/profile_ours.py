@@ -1,7 +1,7 @@
 """Where kernelbandits' round spends its time (the rounds timed by bench_peers.py).
 
-    python benchmarks/peers/profile_ours.py                     # the three default cells
-    python benchmarks/peers/profile_ours.py --cell 1 500 10000  # n t m
+    python -m benchmarks.peers.profile_ours                     # the three default cells
+    python -m benchmarks.peers.profile_ours --cell 1 500 10000  # n t m
 
 For each cell: cProfile of R rounds (top functions by own time), then the same round split
 into its primitive operations, each timed alone on the warm state (median of R): the kernel
@@ -17,18 +17,13 @@ import cProfile
 import io
 import pstats
 import statistics
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
+import numpy as np
 
-import numpy as np  # noqa: E402
-from harness import Config, make_problem, ucb_scores  # noqa: E402
-from ours import OursICM, OursSingle  # noqa: E402
+from benchmarks.peers.contract import Config, make_problem, ucb_scores
+from benchmarks.peers.ours import OursICM, OursSingle
 
 DEFAULT_CELLS = [(1, 500, 10_000), (1, 2000, 100_000), (20, 500, 10_000)]
 

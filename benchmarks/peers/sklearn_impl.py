@@ -9,9 +9,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from harness import Config, Implementation, Posterior, chunk_rows
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+from benchmarks.peers.contract import Config, Implementation, Posterior, chunk_rows
 
 _NUMPY_RATE = 2e10  # effective flop / s of the cost model (fitted), only to skip hopeless cells
 

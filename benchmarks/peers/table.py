@@ -1,12 +1,8 @@
-"""Markdown rendering of the results and the README block replacement."""
+"""Markdown rendering of the results: the table, the targets and the machine."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
-
-START = "<!-- peers-benchmark:start -->"
-END = "<!-- peers-benchmark:end -->"
 
 COLUMNS = [
     "n",
@@ -142,22 +138,6 @@ def machine_markdown(machine: dict[str, Any]) -> str:
     )
 
 
-def replace_block(text: str, block: str) -> str:
-    """Replace the lines between the start and end markers of ``text`` by ``block``."""
-    lines = text.splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if line.strip() == START]
-    ends = [i for i, line in enumerate(lines) if line.strip() == END]
-    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
-        raise ValueError(f"expected one line {START!r} followed by one line {END!r}")
-    body = block if block.endswith("\n") else block + "\n"
-    return "".join(lines[: starts[0] + 1]) + body + "".join(lines[ends[0] :])
-
-
-def update_readme(path: Path, block: str) -> None:
-    path.write_text(replace_block(path.read_text(encoding="utf-8"), block), encoding="utf-8")
-
-
-# -- the issue's targets, checked on the records -----------------------------------------------
 def _entry(record: dict[str, Any], family: str) -> dict[str, Any] | None:
     """The ``ok`` entry of ``family`` in ``record`` (``None`` if absent or not timed)."""
     for e in record["impls"].values():

@@ -1,5 +1,5 @@
 """benchmarks/optuna_lifelong.py: the regret against a brute-force lookup, the family order, the
-warm start's enqueue order, the summary statistics and the README block (tiny runs on the
+warm start's enqueue order, the summary statistics and the page block (tiny runs on the
 shipped GLMNET table; nothing here measures time)."""
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ pytest.importorskip("optuna")
 
 
 @pytest.fixture(scope="module")
-def ll(repo_script) -> ModuleType:
-    return repo_script("benchmarks/optuna_lifelong.py", "bench_optuna_lifelong")
+def ll() -> ModuleType:
+    from benchmarks import optuna_lifelong
+
+    return optuna_lifelong
 
 
 def brute_force_errors(task: str) -> dict[tuple[int, int], float]:
@@ -120,28 +122,30 @@ def test_verdict_counts_families_below_every_rival(ll: ModuleType) -> None:
     assert "no family" in ll.verdict({"a": {"libo": runs(0.1)}})
 
 
-def test_main_writes_readme_block_and_resumes(
+def test_main_writes_page_block_and_resumes(
     ll: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for var in ll.se.THREAD_VARS:  # main sets them for its workers; restored after the test
+    from benchmarks.harness.pages import markers
+    from benchmarks.harness.runner import THREAD_VARS
+
+    for var in THREAD_VARS:  # main sets them for its workers; restored after the test
         monkeypatch.setenv(var, "1")
-    readme = tmp_path / "README.md"
-    readme.write_text(f"intro\n{ll.MARKER_START}\nold\n{ll.MARKER_END}\nafter\n")
+    start, end = markers(ll.BLOCK)
+    page = tmp_path / "lifelong.md"
+    page.write_text(f"intro\n{start}\nold\n{end}\nafter\n")
     store = tmp_path / "store"
     argv = ["--families", "glmnet", "--samplers", "libo", "optuna-tpe", "--seeds", "2"]
     argv += ["--studies", "2", "--trials", "4", "--store", str(store)]
-    details = tmp_path / "docs" / "lifelong.md"
-    assert ll.main([*argv, "--readme", str(readme), "--details", str(details)]) == 0
-    text = readme.read_text()
-    assert text.startswith(f"intro\n{ll.MARKER_START}\n") and text.endswith(
-        f"{ll.MARKER_END}\nafter\n"
-    )
+    details = tmp_path / "docs" / "lifelong_all.md"
+    assert ll.main([*argv, "--page", str(page), "--details", str(details)]) == 0
+    text = page.read_text()
+    assert text.startswith(f"intro\n{start}\n") and text.endswith(f"{end}\nafter\n")
     assert "old" not in text and "**glmnet**" in text and "regret per study after 4" in text
     assert "`libo` = `LIBOSampler(family, seed=seed, n_trials=n)`" in text
     assert str(tmp_path) not in text and str(tmp_path) not in details.read_text()
-    assert "| study |" in details.read_text() and "| study |" not in text
+    assert "| study |" in details.read_text() and "| study |" in text
     lines = (store / ll.STORE_FILE).read_text().splitlines()
     assert len(lines) == 4 and {json.loads(x)["sampler"] for x in lines} == {"libo", "optuna-tpe"}
-    assert ll.main([*argv, "--report-only"]) == 0
+    assert ll.main([*argv, "--report-only", "--readme", str(page)]) == 0  # the old name
     assert ll.main(argv) == 0  # resumes: nothing left to run
     assert len((store / ll.STORE_FILE).read_text().splitlines()) == 4

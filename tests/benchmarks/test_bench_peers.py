@@ -1,53 +1,42 @@
-"""The peers benchmark's agreement check (benchmarks/peers): it passes for exact peers and
+"""The peers benchmark's agreement check (benchmarks.peers): it passes for exact peers and
 raises when a peer computes a different posterior."""
 
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import numpy as np
 import pytest
+from benchmarks.peers import contract, ours, sklearn_impl, table, timing
 
-from _repo import ROOT
-
-PEERS = ROOT / "benchmarks" / "peers"
-if str(PEERS) not in sys.path:
-    sys.path.insert(0, str(PEERS))
-
-import harness  # noqa: E402
-import ours  # noqa: E402
-import sklearn_impl  # noqa: E402
-import table  # noqa: E402
-
-SINGLE = harness.Config(n=1, t=30, m=200)
-MULTI = harness.Config(n=3, t=30, m=200)
+SINGLE = contract.Config(n=1, t=30, m=200)
+MULTI = contract.Config(n=3, t=30, m=200)
 
 
-def _reference(cfg: harness.Config) -> tuple[harness.Problem, harness.Implementation]:
-    problem = harness.make_problem(cfg)
+def _reference(cfg: contract.Config) -> tuple[contract.Problem, contract.Implementation]:
+    problem = contract.make_problem(cfg)
     cls = ours.OursSingle if cfg.n == 1 else ours.OursICM
     impl = cls(problem, cfg)
     impl.build()
     return problem, impl
 
 
-def _peer(cls: type[harness.Implementation], problem: harness.Problem, cfg: harness.Config):
+def _peer(cls: type[contract.Implementation], problem: contract.Problem, cfg: contract.Config):
     peer = cls(problem, cfg)
     peer.build()
     return peer
 
 
-def _agree_over_rounds(name: str, cfg: harness.Config, mine, peer, rounds: int) -> None:
+def _agree_over_rounds(name: str, cfg: contract.Config, mine, peer, rounds: int) -> None:
     """Same posterior before, same argmax in every round, same posterior after."""
-    diffs = harness.check_agreement(name, cfg, mine.posterior(), peer.posterior())
-    assert diffs["mean"] <= harness.TOL and diffs["var"] <= harness.TOL
-    j = int(np.argmax(harness.ucb_scores(*mine.posterior())))
+    diffs = contract.check_agreement(name, cfg, mine.posterior(), peer.posterior())
+    assert diffs["mean"] <= contract.TOL and diffs["var"] <= contract.TOL
+    j = int(np.argmax(contract.ucb_scores(*mine.posterior())))
     for _ in range(rounds):
         j_ours, j_peer = mine.round(j), peer.round(j)
         assert j_ours == j_peer
         j = j_ours
-    harness.check_agreement(name, cfg, mine.posterior(), peer.last_posterior())
+    contract.check_agreement(name, cfg, mine.posterior(), peer.last_posterior())
 
 
 def test_sklearn_agrees_and_stays_in_agreement() -> None:
@@ -64,17 +53,17 @@ def test_agreement_raises_for_a_perturbed_noise() -> None:
     problem, mine = _reference(SINGLE)
     wrong = _peer(sklearn_impl.SklearnGPR, problem, dataclasses.replace(SINGLE, noise=2e-2))
     with pytest.raises(AssertionError, match="disagrees"):
-        harness.check_agreement("sklearn", SINGLE, mine.posterior(), wrong.posterior())
+        contract.check_agreement("sklearn", SINGLE, mine.posterior(), wrong.posterior())
 
 
 def test_agreement_raises_on_shape_or_nan() -> None:
     mean, var = np.zeros((5, 2)), np.ones((5, 2))
     with pytest.raises(AssertionError, match="shape"):
-        harness.check_agreement("x", MULTI, (mean, var), (mean[:, :1], var[:, :1]))
+        contract.check_agreement("x", MULTI, (mean, var), (mean[:, :1], var[:, :1]))
     bad = mean.copy()
     bad[0, 0] = np.nan
     with pytest.raises(AssertionError, match="non-finite"):
-        harness.check_agreement("x", MULTI, (mean, var), (bad, var))
+        contract.check_agreement("x", MULTI, (mean, var), (bad, var))
 
 
 def test_icm_acquisition_matches_the_public_views() -> None:
@@ -87,7 +76,7 @@ def test_icm_acquisition_matches_the_public_views() -> None:
 @pytest.fixture(scope="module")
 def botorch_impl():
     pytest.importorskip("botorch")
-    import botorch_impl as module
+    from benchmarks.peers import botorch_impl as module
 
     return module
 
@@ -102,31 +91,30 @@ def botorch_impl():
         (MULTI, "HadamardFantasy"),
     ],
 )
-def test_botorch_agrees(botorch_impl, cfg: harness.Config, name: str) -> None:
+def test_botorch_agrees(botorch_impl, cfg: contract.Config, name: str) -> None:
     cls = getattr(botorch_impl, name)
     problem, mine = _reference(cfg)
     peer = _peer(cls, problem, cfg)
-    harness.check_agreement(name, cfg, mine.posterior(), peer.posterior())
+    contract.check_agreement(name, cfg, mine.posterior(), peer.posterior())
     j = mine.round(3)
     peer.round(3)
-    harness.check_agreement(name, cfg, mine.posterior(), peer.last_posterior(), stage="after")
+    contract.check_agreement(name, cfg, mine.posterior(), peer.last_posterior(), stage="after")
     assert 0 <= j < cfg.m
 
 
 @pytest.mark.parametrize(("cfg", "name"), [(SINGLE, "SingleRebuild"), (MULTI, "KroneckerRebuild")])
 def test_botorch_with_a_perturbed_noise_raises(
-    botorch_impl, cfg: harness.Config, name: str
+    botorch_impl, cfg: contract.Config, name: str
 ) -> None:
     problem, mine = _reference(cfg)
     wrong = _peer(getattr(botorch_impl, name), problem, dataclasses.replace(cfg, noise=2e-2))
     with pytest.raises(AssertionError, match="disagrees"):
-        harness.check_agreement(name, cfg, mine.posterior(), wrong.posterior())
+        contract.check_agreement(name, cfg, mine.posterior(), wrong.posterior())
 
 
 def test_run_config_reports_agreement_and_times() -> None:
-    import runner
 
-    record = runner.run_config(
+    record = timing.run_config(
         SINGLE,
         [ours.OursSingle, sklearn_impl.SklearnGPR],
         rounds=2,
@@ -152,27 +140,35 @@ class _Broken(sklearn_impl.SklearnGPR):
 class _Wrong(sklearn_impl.SklearnGPR):
     key = "wrong"
 
-    def posterior(self) -> harness.Posterior:
+    def posterior(self) -> contract.Posterior:
         mean, var = super().posterior()
         return mean + 1e-3, var
 
 
 def test_run_config_reports_a_failing_peer_and_raises_on_disagreement() -> None:
-    import runner
 
     kwargs = {"rounds": 1, "budget_bytes": 1e9, "max_round_seconds": 30.0, "log": print}
-    record = runner.run_config(SINGLE, [ours.OursSingle, _Broken], **kwargs)
+    record = timing.run_config(SINGLE, [ours.OursSingle, _Broken], **kwargs)
     assert record["impls"]["broken"]["status"] == "failed"
     assert "cannot build" in record["impls"]["broken"]["reason"]
     with pytest.raises(AssertionError, match="wrong disagrees"):
-        runner.run_config(SINGLE, [ours.OursSingle, _Wrong], **kwargs)
+        timing.run_config(SINGLE, [ours.OursSingle, _Wrong], **kwargs)
 
 
-def test_readme_block_replacement() -> None:
-    text = f"intro\n{table.START}\nold\n{table.END}\noutro\n"
-    assert table.replace_block(text, "new") == f"intro\n{table.START}\nnew\n{table.END}\noutro\n"
-    with pytest.raises(ValueError, match="expected one line"):
-        table.replace_block("no markers\n", "new")
+def test_report_only_rewrites_the_page_from_the_committed_results(tmp_path) -> None:
+    from benchmarks.harness.pages import markers
+    from benchmarks.peers import bench_peers
+
+    start, end = markers(bench_peers.BLOCK)
+    page = tmp_path / "speed.md"
+    page.write_text(f"intro\n{start}\nold\n{end}\noutro\n")
+    bench_peers.main(["--report-only", "--page", str(page)])
+    text = page.read_text()
+    assert text.startswith(f"intro\n{start}\n| n | t | m |") and text.endswith(f"{end}\noutro\n")
+    assert "Targets, checked on these numbers:" in text and "Machine:" in text
+    page.write_text("no block\n")
+    with pytest.raises(SystemExit, match="peers-benchmark:start"):
+        bench_peers.main(["--report-only", "--page", str(page)])
 
 
 def _record(n: int, t: int, m: int, limit_ms: float, **impls: tuple[float, float | None]) -> dict:

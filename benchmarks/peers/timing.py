@@ -10,9 +10,17 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import limit
 import numpy as np
-from harness import Config, Implementation, Posterior, check_agreement, make_problem, ucb_scores
+
+from benchmarks.peers import limit
+from benchmarks.peers.contract import (
+    Config,
+    Implementation,
+    Posterior,
+    check_agreement,
+    make_problem,
+    ucb_scores,
+)
 
 #: a cell whose estimated round time exceeds this many times --max-round-seconds is not run
 EST_SKIP_FACTOR = 4.0

@@ -1,30 +1,25 @@
-"""benchmarks/optuna_multiobjective.py: problems, hypervolume, the store and the report (tiny
+"""benchmarks.optuna_multiobjective: problems, hypervolume, the store and the report (tiny
 runs; nothing here measures time)."""
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from benchmarks.harness.pages import markers
+from benchmarks.harness.tables import Cell
 
-from _repo import ROOT
-
-SCRIPT = ROOT / "benchmarks" / "optuna_multiobjective.py"
+pytest.importorskip("optuna")
 
 
 @pytest.fixture(scope="module")
 def mo() -> ModuleType:
-    if not SCRIPT.is_file():
-        pytest.skip("needs a source checkout (benchmarks/optuna_multiobjective.py)")
-    pytest.importorskip("optuna")
-    if str(SCRIPT.parent) not in sys.path:
-        sys.path.insert(0, str(SCRIPT.parent))  # the script imports sample_efficiency from there
-    return importlib.import_module(SCRIPT.stem)
+    from benchmarks import optuna_multiobjective
+
+    return optuna_multiobjective
 
 
 def test_hypervolume_ignores_points_outside_the_reference_box(mo: ModuleType) -> None:
@@ -61,16 +56,17 @@ def test_hpobench_cost_front_lies_inside_its_reference_box(mo: ModuleType) -> No
     np.testing.assert_allclose(problem.values(x), expected)
 
 
-def test_run_store_report_and_readme(mo: ModuleType, tmp_path: Path) -> None:
+def test_run_store_report_and_page(mo: ModuleType, tmp_path: Path) -> None:
     pytest.importorskip("botorch")
-    readme = tmp_path / "README.md"
-    readme.write_text(f"head\n{mo.MARKER_START}\nold\n{mo.MARKER_END}\ntail\n")
+    start, end = markers(mo.BLOCK)
+    page = tmp_path / "multiobjective.md"
+    page.write_text(f"head\n{start}\nold\n{end}\ntail\n")
     argv = [
         "--problems", "branincurrin",
         "--samplers", "random", "optuna-nsga2",
         "--variant", "kb-fixed:hyperparameters=fixed",
         "--seeds", "1", "--trials", "3",
-        "--store", str(tmp_path / "store"), "--readme", str(readme),
+        "--store", str(tmp_path / "store"), "--page", str(page),
     ]  # fmt: skip
     assert mo.main(argv) == 0
     records = [json.loads(line) for line in (tmp_path / "store" / "runs.jsonl").open()]
@@ -78,18 +74,18 @@ def test_run_store_report_and_readme(mo: ModuleType, tmp_path: Path) -> None:
     for rec in records:
         assert len(rec["hypervolume"]) == len(rec["seconds"]) == len(rec["values"]) == 3
         assert np.all(np.diff(rec["hypervolume"]) >= 0)
-    text = readme.read_text()
+    text = page.read_text()
     assert text.startswith("head\n") and text.endswith("tail\n") and "old" not in text
     assert "MultiTaskSampler's hypervolume at 3 trials >= GPSampler's" not in text  # no GP run
     assert "no problem has both kb-multitask and optuna-gp runs" in text
     assert "`kb-fixed` = `MultiTaskSampler(seed=seed, hyperparameters='fixed')`" in text
-    assert str(tmp_path) not in text  # no machine path in the README
+    assert str(tmp_path) not in text  # no machine path in the page
     assert mo.main([*argv, "--report-only"]) == 0  # the store is read again, nothing runs
 
 
 def test_verdict_line_counts_ties_as_at_least(mo: ModuleType) -> None:
     def cell(hv: float, ms: float):
-        return mo.se.Cell([0, 1, 2], np.full((3, 4), hv), np.full((3, 4), ms / 1000))
+        return Cell([0, 1, 2], np.full((3, 4), hv), np.full((3, 4), ms / 1000))
 
     cells = {
         "a": {mo.OURS: cell(2.0, 10.0), mo.GP: cell(1.0, 20.0)},
