@@ -36,6 +36,7 @@ from kernelbandits._validation import (
     check_positive,
     check_probability,
 )
+from kernelbandits.acquisition import ucb_score
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.base import Kernel, check_kernel
 from kernelbandits.kernels.multitask import IndependentTasks, SeparableSum, check_multitask_kernel
@@ -287,8 +288,8 @@ class MOBO(_ExactModelUCB):
         beta = self.width()
         W = self.weights if weight is None else weight[None, :]  # (S, n)
         if isinstance(self.scalarization, ChebyshevScalarization):
-            ucb = mean + beta * sd  # min_j lambda_j (mu_j + beta sigma_j - z_j)
+            ucb = ucb_score(mean, sd, beta)[0]  # min_j lambda_j (mu_j + beta sigma_j - z_j)
             return self.scalarize(ucb, weight)
         # linear: lambda^T mu + beta sqrt(sum_j lambda_j^2 sigma_j^2), averaged over the weights
         spread = np.sqrt((sd**2) @ (W**2).T)  # (m, S)
-        return mean @ W.mean(axis=0) + beta * spread.mean(axis=1)
+        return ucb_score(mean @ W.mean(axis=0), spread.mean(axis=1), beta)[0]

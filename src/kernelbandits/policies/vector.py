@@ -29,7 +29,7 @@ from kernelbandits._validation import (
     check_nonnegative,
     check_positive,
 )
-from kernelbandits.acquisition import maximize_score
+from kernelbandits.acquisition import maximize_score, ucb_score
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.scalarization import ExpectedScalarization, Scalarization
@@ -178,7 +178,10 @@ class ScalarizedUCB(VectorPolicy):
     def scores(self, X: ArrayLike | None = None, weight: FloatArray | None = None) -> FloatArray:
         """``u_t(x)`` of eq. (3) at ``X (m, d)`` (``None``: the grid), shape ``(m,)``."""
         mean, norm = self.mean_and_norm(X)
-        return self.scalarize(mean, weight) + self.lipschitz * self.width() * np.sqrt(norm)
+        # eq. (3): s(mu_{t-1}(x)) + L beta_{t-1} ||Gamma_{t-1}(x, x)||^{1/2}
+        return ucb_score(
+            self.scalarize(mean, weight), np.sqrt(norm), self.lipschitz * self.width()
+        )[0]
 
     def _propose(self) -> FloatArray:
         weight = None
