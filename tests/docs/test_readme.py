@@ -45,11 +45,16 @@ def test_readme_first_example_runs() -> None:
 
 
 def test_readme_multitask_example_runs() -> None:
+    """The example's point: MT-KB's average regret ends below IT-KB's on the same problem and
+    seed. Measured R_C(T)/T 0.0861 against 0.0918 (ratio 0.94; 0.92-0.95 over seeds 1-3); with
+    MT-KB given IT-KB's sqrt(n)-inflated radius it is 0.0948, above IT-KB, and this fails."""
     ns = run_example("mt", "it")
-    mt, problem = ns["mt"], ns["problem"]
-    assert mt.y.shape == (100, 4)
+    mt, it, problem = ns["mt"], ns["it"], ns["problem"]
+    assert mt.y.shape == it.y.shape == (mt.horizon, problem.n_tasks)
+    assert mt.horizon == it.horizon
     uniform = problem.optimum_value - problem.f(problem.domain.points).mean()
     assert mt.average_regret[-1] < 0.95 * uniform
+    assert mt.average_regret[-1] < 0.97 * it.average_regret[-1]
 
 
 def test_readme_lifelong_example_runs() -> None:
