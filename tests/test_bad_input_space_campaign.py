@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from _bad_input import Bad, Subject, assert_rejected, params
+from _repo import promised_cases
 from kernelbandits.campaign import (
     Campaign,
     Trial,
@@ -381,4 +382,4 @@ def test_the_subjects_are_live() -> None:
 
 
 def test_the_table_is_as_large_as_promised() -> None:
-    assert len(TABLE) >= 120
+    assert len(TABLE) == promised_cases("tests/test_bad_input_space_campaign.py")

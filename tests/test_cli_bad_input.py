@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import _specs
+from _repo import promised_cases
 from kernelbandits.cli import MAX_HORIZON, MAX_SEEDS, MAX_WORKERS, _commands, build_parser, main
 from kernelbandits.experiments.store import ResultsStore
 
@@ -398,6 +399,7 @@ def test_the_table_covers_every_command_and_option() -> None:
         missing = options - used["run" if name == "reproduce" else name]
         assert not missing, f"{name}: no case gives {sorted(missing)}"
     assert any("--debug" in case.argv for case in cases)
+    assert len(cases) == promised_cases("tests/test_cli_bad_input.py")  # the Guarantees page
 
 
 def test_debug_after_the_command_raises_the_exception_itself(workspace: Path) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -52,3 +53,25 @@ def test_the_optuna_integration_without_optuna_names_the_optuna_extra() -> None:
         "ImportError: kernelbandits.integrations.optuna needs Optuna: pip install " in done.stderr
     )
     assert "'kernelbandits[optuna]'" in done.stderr
+
+
+#: test modules that test the core and, in a few tests, its Optuna use: without Optuna only
+#: those few tests skip (a module-level ``pytest.importorskip("optuna")`` would skip them all)
+MIXED_OPTUNA_MODULES = {"tests/regression/test_icm_likelihood.py": 2}
+
+
+@pytest.mark.parametrize("module", MIXED_OPTUNA_MODULES)
+def test_without_optuna_only_the_optuna_tests_of_a_core_module_skip(module: str) -> None:
+    """Run in a fresh interpreter with Optuna hidden; every test that does not need it passes."""
+    from _repo import ROOT
+
+    code = (
+        "import sys; sys.modules['optuna'] = None; import pytest; "
+        f"sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', {module!r}]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
+    needs_optuna = MIXED_OPTUNA_MODULES[module]
+    summary = done.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(rf"\d+ passed, {needs_optuna} skipped in .*", summary), done.stdout

@@ -9,4 +9,5 @@ from kernelbandits.experiments.runner import run
 from kernelbandits.experiments.trace import Trace
 
 __all__ = ["Box", "Grid", "Trace", "run"]
+#: the one place the version is written: pyproject.toml reads it (``dynamic = ["version"]``)
 __version__ = "0.1.0"

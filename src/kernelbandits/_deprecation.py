@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -15,12 +16,48 @@ F = TypeVar("F", bound=Callable[..., Any])
 Renaming = str | tuple[str, Callable[[Any], Any], str]
 
 
+@dataclass(frozen=True)
+class Shim:
+    """One deprecated spelling: the keyword ``old`` of ``function`` (``module.qualname`` of the
+    decorated function) now written ``spelled`` (the keyword ``new``; ``convert`` maps an old
+    value to a new one, ``None`` when it is passed on as it is)."""
+
+    function: str
+    old: str
+    new: str
+    spelled: str
+    convert: Callable[..., Any] | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.function}({self.old}=)"
+
+
+#: every deprecated spelling, registered by the decorators below when their module is imported
+#: (``tests/test_deprecations.py`` calls each one; the glossary lists them)
+SHIMS: list[Shim] = []
+
+
+def _register(shims: list[Shim]) -> None:
+    known = {shim.key for shim in SHIMS}
+    SHIMS.extend(shim for shim in shims if shim.key not in known)
+
+
 def renamed_parameters(**old_to_new: Renaming) -> Callable[[F], F]:
     """Decorate a function (or ``__init__``) whose keyword ``old`` is now ``new``: a call with
     ``old=`` warns and is passed on as ``new=`` (converted if a converter is given); giving
     both is a ``TypeError``."""
 
     def decorate(fn: F) -> F:
+        where = f"{fn.__module__}.{fn.__qualname__}"
+        shims = []
+        for old, renaming in old_to_new.items():
+            if isinstance(renaming, str):
+                shims.append(Shim(where, old, renaming, f"{renaming}="))
+            else:
+                shims.append(Shim(where, old, renaming[0], renaming[2], renaming[1]))
+        _register(shims)
+
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             for old, renaming in old_to_new.items():
@@ -54,6 +91,14 @@ def replaced_parameters(
     ``new=build({old: value, ...})``; giving ``new`` too is a ``TypeError``."""
 
     def decorate(fn: F) -> F:
+        where = f"{fn.__module__}.{fn.__qualname__}"
+        _register(
+            [
+                Shim(where, name, new, spelled, functools.partial(_alone, build, name))
+                for name in old
+            ]
+        )
+
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             given = {name: kwargs.pop(name) for name in old if name in kwargs}
@@ -72,6 +117,12 @@ def replaced_parameters(
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def _alone(build: Callable[[dict[str, Any]], Any], name: str, value: Any) -> Any:
+    """What ``build`` makes of the deprecated keyword ``name`` given alone (a :class:`Shim`'s
+    ``convert`` for :func:`replaced_parameters`)."""
+    return build({name: value})
 
 
 def warn_renamed(old: str, new: str, stacklevel: int = 3) -> None:

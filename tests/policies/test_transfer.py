@@ -51,7 +51,7 @@ def test_delta_posterior_uses_residuals_with_source_variance_as_noise():
     rng = np.random.default_rng(1)
     src = SourceData(rng.uniform(0, 1, (15, 2)), g(rng.uniform(0, 1, (15, 2))), 0.04)
     pol = DeltaBO(GRID, src, KG, KD, noise_var=0.01, beta=2.0, seed=0)
-    X, y = _tell_some(pol)
+    X, y = _tell_some(pol, seed=3)  # data on which beta = 2 and beta = sqrt(2) pick apart
     # eq. (5) by hand, then Alg. 1 line 5: residual noise sigma_g^2(x_t) + sigma^2
     mu_g, var_g = _gp_predict(KG, 0.04, src.X, src.y, GRID.points)
     mu_gX, var_gX = _gp_predict(KG, 0.04, src.X, src.y, X)
@@ -59,10 +59,15 @@ def test_delta_posterior_uses_residuals_with_source_variance_as_noise():
     mu, sd = pol.mean_sd(GRID.points)
     np.testing.assert_allclose(mu, mu_g + mu_d, atol=1e-8)
     np.testing.assert_allclose(sd, np.sqrt(var_g + var_d), atol=1e-8)
-    # eq. (7) on the grid: the proposal maximises it (ties aside)
+    # eq. (7) on the grid, beta multiplying sigma as written (w_t = beta = 2): the proposal is
+    # its maximiser, ahead of the runner-up by a margin; the old convention (beta under the
+    # square root, w_t = sqrt(2)) maximises at another grid point, so it would fail here
+    assert pol.width() == 2.0
     x = pol.ask()
-    score = mu + np.sqrt(2.0) * sd
-    assert score[GRID.index(x)] >= score.max() - 1e-10
+    score = mu + 2.0 * sd
+    best, runner_up = np.sort(score)[-2:][::-1]
+    assert GRID.index(x) == int(np.argmax(score)) and best - runner_up > 1e-2
+    assert int(np.argmax(mu + np.sqrt(2.0) * sd)) != GRID.index(x)
 
 
 def test_zero_source_variance_gives_a_gp_on_exact_residuals():

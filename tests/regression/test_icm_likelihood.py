@@ -170,9 +170,11 @@ def test_chain_is_a_pure_function_of_the_data():
     assert icm_map_fit(X[:1], Y[:1], seed=7) is None  # nothing to fit
 
 
-# -- MultiTaskSampler ----------------------------------------------------------------------------
-optuna = pytest.importorskip("optuna")
-optuna.logging.set_verbosity(optuna.logging.WARNING)
+# -- MultiTaskSampler (needs Optuna: only these tests skip without it) ---------------------------
+def _optuna():
+    optuna = pytest.importorskip("optuna")
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    return optuna
 
 
 def _zdt1(trial) -> tuple[float, float]:
@@ -183,7 +185,7 @@ def _zdt1(trial) -> tuple[float, float]:
 
 
 def _params(sampler, n_trials: int = 8) -> list[tuple[float, float]]:
-    study = optuna.create_study(directions=["minimize", "minimize"], sampler=sampler)
+    study = _optuna().create_study(directions=["minimize", "minimize"], sampler=sampler)
     study.optimize(_zdt1, n_trials=n_trials)
     return [(t.params["x1"], t.params["x2"]) for t in study.trials]
 
@@ -204,6 +206,7 @@ BEFORE_MAP = [
 
 
 def test_fixed_hyperparameters_propose_what_the_sampler_proposed_before():
+    _optuna()
     from kernelbandits.integrations.optuna import MultiTaskSampler
 
     sampler = MultiTaskSampler(seed=3, n_startup_trials=3, hyperparameters="fixed")
@@ -211,6 +214,7 @@ def test_fixed_hyperparameters_propose_what_the_sampler_proposed_before():
 
 
 def test_map_hyperparameters_are_deterministic_for_a_seed():
+    _optuna()
     from kernelbandits.integrations.optuna import MultiTaskSampler
 
     first = _params(MultiTaskSampler(seed=3, n_startup_trials=3))
