@@ -8,7 +8,6 @@ from sklearn.gaussian_process.kernels import ConstantKernel
 from sklearn.gaussian_process.kernels import Matern as SkMatern
 
 from kernelbandits.acquisition import argmax_random_tie
-from kernelbandits.domains import Grid
 from kernelbandits.kernels import RBF, Matern
 from kernelbandits.regression import GPPosterior, information_gain, psd_root, sample_gaussian
 from kernelbandits.regression.likelihood import fit_hyperparameters, log_marginal_likelihood
@@ -415,6 +414,5 @@ def test_a_non_finite_update_is_refused_where_it_arises() -> None:
 
 
 def test_nan_scores_are_an_error_not_a_choice() -> None:
-    grid = Grid.linspace(0.0, 1.0, 5)
     with pytest.raises(FloatingPointError, match="2 of the 5 scores are NaN"):
         argmax_random_tie(np.array([0.0, np.nan, 1.0, np.nan, 0.5]), np.random.default_rng(0))
