@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kernelbandits.experiments.catalog._common import PolicyFactories, ProblemFactory, paper_spec
 from kernelbandits.experiments.spec import ExperimentSpec, Metric, register
+from kernelbandits.papers._common import PolicyFactories, ProblemFactory, paper_spec
 
 if TYPE_CHECKING:
     from kernelbandits.datasets import SensorTasks
