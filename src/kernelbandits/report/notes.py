@@ -76,7 +76,7 @@ class Comparison:
         return f"{max(ratio, 1 / ratio):.3g} times {'higher' if ratio > 1 else 'lower'}"
 
     def __str__(self) -> str:
-        """E.g. ``"MT-KB 0.0091 against IT-KB 0.0106 (14% lower, lower on 10/10 seeds)"``."""
+        """E.g. ``"A 0.9 against B 1.2 (25% lower, lower on 9/10 seeds)"``."""
         if self.n == 0:
             return f"{self.a} against {self.b}: {NOT_STORED}"
         return (

@@ -37,7 +37,7 @@ _DIAG = "MT-KB (diagonal B)"
 _MT_COMMON = "mt-sensor-linear-common-radius"  # MT-KB without the task correlations (same radius)
 _MT_SYNTHETIC = ("mt-rkhs-2", "mt-rkhs-20", "mt-sine", "mt-branin")
 _RANDOM = "Random"
-_WHY = "kernelbandits.papers.multitask.experiments, 'Sensor data: why ...'"
+_WHY = "multi-task guide, 'The claims at paper size'"
 
 
 def _rkhs20_note(results: StoredResults) -> str:
@@ -45,10 +45,9 @@ def _rkhs20_note(results: StoredResults) -> str:
     exp = "mt-rkhs-20"
     return (
         "where the part 'below MT-KB without the task correlations' fails: "
-        f"{notes.compare(results, exp, _DIAG, 'MT-KB')} in R_T/T. B = A^T A with uniform "
-        "entries makes the 20 tasks strongly correlated, so the full-B posterior is more certain; "
-        "with the same radius UCB then explores less than with the diagonal B: an effect of "
-        "exploration, not of the model. Against IT-KB: "
+        f"{notes.compare(results, exp, _DIAG, 'MT-KB')} in R_T/T. The full-B posterior of these "
+        "strongly correlated tasks is more certain, so under the same radius UCB explores less: "
+        f"an effect of exploration, not of the model ({_WHY}). Against IT-KB: "
         f"{notes.compare(results, exp, 'MT-KB', 'IT-KB')}"
     )
 
