@@ -47,15 +47,15 @@ _Q_CODE = "the authors' code weights y by 1/eps^3 instead of eq. (3)'s 1/eps^2"
 
 
 def _weighting_note(experiments: tuple[str, ...], q: str = "Q-GP-UCB") -> Note:
-    """Where Q-GP-UCB as printed (Alg. 1) does not beat GP-UCB: the authors' code's weighting
-    is what makes it (measured by q-ablation-weighting-decides and q-authors-code-*)."""
+    """Where Q-GP-UCB as printed (Alg. 1) falls short of the paper's curve: the authors' code's
+    weighting is what makes it (measured by q-ablation-weighting-decides and q-authors-code-*)."""
 
     def explain(results: StoredResults) -> str:
         policies = (q, "GP-UCB", _Q_AUTHORS)
         measured = "; ".join(f"{e}: {notes.means(results, e, policies)}" for e in experiments)
         return (
-            f"R_T {measured}. Where this fails, it holds only under a departure of the authors' "
-            f"code from the paper: {_Q_CODE}, which inflates the mean of an arm measured "
+            f"R_T {measured}. What the paper shows holds only under a departure of the authors' "
+            f"code from Alg. 1 as printed: {_Q_CODE}, which inflates the mean of an arm measured "
             "precisely about 1/eps times and locks the rule onto it (on the optimum: a plateau; "
             "on a near-optimal arm: linear regret). The claims q-ablation-weighting-decides and "
             "q-authors-code-* measure this"
