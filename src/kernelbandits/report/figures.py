@@ -28,8 +28,8 @@ Layouts
 -------
 Each paper's figures and their layouts live in its package of :mod:`kernelbandits.papers`
 (``papers/<paper>/figures.py``), registered through :mod:`kernelbandits.report.registry`;
-extra figures (experiments of the catalogue that are no paper figure) are marked so in their
-titles.
+each module names its extra figures (experiments that are no figure of the paper; their titles
+say "Extra").
 
 Deviations from the papers' figures (also in each figure's caption)
 --------------------------------------------------------------------

@@ -1,10 +1,12 @@
 """The lifelong paper's figures (Schur et al. 2023, Sec. 6 and App. G, Fig. 2, 3, 5, 6).
 
-Layout: (Schur et al. 2023, Sec. 6 and App. G; standard-error bands, 20 seeds): Fig. 2 one
+Layout (Schur et al. 2023, Sec. 6 and App. G; standard-error bands, 20 seeds): Fig. 2 one
 per-task panel; Fig. 3 two lifelong cumulative-regret panels (left synthetic, right AutoML)
 with grey lines at each new task; Fig. 5 two per-task panels (2-D cosines, Legendre); Fig. 6 a
 2 x 2 grid (a, b on top; c, d below). Colours follow the paper's text: ``k_full`` red, ``k*``
 blue, the meta-learner green (LIBO on all data a darker green), the federated one yellow.
+
+Extra figure (no figure of the paper): the HPOBench sequence.
 
 One :class:`~kernelbandits.report.figures.PaperFigure` per figure, in the paper's layout (the
 panels' metrics and bands: :mod:`kernelbandits.report.figures`); the package registers them.

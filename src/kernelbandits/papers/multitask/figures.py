@@ -1,6 +1,6 @@
 """The multi-task paper's figures (Chowdhury & Gopalan 2021, Sec. 5 and App. E, Fig. 1-4).
 
-Layout: (Chowdhury & Gopalan 2021, Sec. 5 and App. E): Fig. 1-3 are rows of two panels
+Layout (Chowdhury & Gopalan 2021, Sec. 5 and App. E): Fig. 1-3 are rows of two panels
 of the time-averaged cumulative regret ``R_C(t) / t`` with mean +- 1 sd ("mean and standard
 deviation over 10 independent trials"); Fig. 4 one panel of the Bayes regret ``R_B(t)``, with
 the same band (App. E does not say; decision).

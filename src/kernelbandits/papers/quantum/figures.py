@@ -1,9 +1,12 @@
 """The quantum paper's figures (Dai et al. 2023, Sec. 6 and App. J, Fig. 1-3).
 
-Layout: (Dai et al. 2023, Sec. 6 and App. J; mean +- 1 s.e., 10 synthetic / 5 AutoML
+Layout (Dai et al. 2023, Sec. 6 and App. J; mean +- 1 s.e., 10 synthetic / 5 AutoML
 trials): cumulative regret against the number of oracle queries. Fig. 1 a row of four (a, b, c
 GP-UCB vs Q-GP-UCB; d adds LinUCB and Q-LinUCB), Fig. 2 two panels with all four methods,
 Fig. 3 three panels adding Q-GP-UCB under a device noise model.
+
+Extra figures (no figure of the paper): the ablation of the authors' code and AutoML on breast
+cancer (the Fig. 1 c-d layout).
 
 One :class:`~kernelbandits.report.figures.PaperFigure` per figure, in the paper's layout (the
 panels' metrics and bands: :mod:`kernelbandits.report.figures`); the package registers them.

@@ -1,15 +1,13 @@
 """The transfer paper's figures (Lin et al., Sec. 6 and App. C, Fig. 1-2).
 
-Layout: (Lin et al., Sec. 6 and App. C; 95% intervals ``+- 1.96 sd / sqrt(n)``, 100
+Layout (Lin et al., Sec. 6 and App. C; 95% intervals ``+- 1.96 sd / sqrt(n)``, 100
 AutoML / 30 synthetic replications): Fig. 1 cumulative and Fig. 2 average regret, each a row of
 five panels (a GBoost, b MLP, c Gaussian kernel, d Bohachevsky, e assumptions-satisfied) with
 the paper's seven methods. Fig. 2 is drawn from the *base* experiments with metric
 ``"average"`` (the ``-avg`` twins are the same runs and are never swept).
 
-Extra figures (experiments of the catalog that are no paper figure): the lifelong HPOBench
-sequence, the quantum AutoML on breast cancer (Fig. 1 c-d layout), the transfer HPOBench pair,
-DeltaBO against the exact joint model it approximates (``Joint-GP``), the transfer N-sweeps, and
-the GP-UCB sanity check on 1-D GP samples (``paper = "core"``: no figure of the four papers).
+Extra figures (no figure of the paper): the HPOBench pair, DeltaBO against the exact joint model
+it approximates (``Joint-GP``) and the N-sweeps.
 
 One :class:`~kernelbandits.report.figures.PaperFigure` per figure, in the paper's layout (the
 panels' metrics and bands: :mod:`kernelbandits.report.figures`); the package registers them.
