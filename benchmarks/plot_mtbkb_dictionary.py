@@ -21,8 +21,8 @@ import time
 import numpy as np
 
 from kernelbandits import run
-from kernelbandits.experiments.catalog.multitask import rkhs_problem_2, rkhs_problem_20
 from kernelbandits.experiments.progress import ProgressLines
+from kernelbandits.papers.multitask.experiments import rkhs_problem_2, rkhs_problem_20
 from kernelbandits.policies import MTBKB
 from kernelbandits.problems import VectorProblem
 

@@ -18,8 +18,8 @@ import time
 import numpy as np
 
 from kernelbandits.experiments import get
-from kernelbandits.experiments.catalog.quantum import q_gp_ucb
 from kernelbandits.experiments.runner import run
+from kernelbandits.papers.quantum.experiments import q_gp_ucb
 
 BUDGETS = (1_000, 10_000, 100_000, 1_000_000)
 

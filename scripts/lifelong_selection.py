@@ -25,8 +25,8 @@ import time
 import numpy as np
 
 from kernelbandits import run
-from kernelbandits.experiments.catalog import lifelong as cat
 from kernelbandits.metalearning import FMetaKGL, MetaKGL
+from kernelbandits.papers.lifelong import experiments as cat
 
 
 def offline(seeds: int, family: str) -> None:

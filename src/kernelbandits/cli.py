@@ -293,7 +293,7 @@ def _expand_ids(ids: Sequence[str], estimator: str) -> list[str]:
                 raise UsageError(str(exc)) from None
             if estimator == "qiskit":
                 from kernelbandits.experiments import all_specs
-                from kernelbandits.experiments.catalog.quantum import qiskit_variant
+                from kernelbandits.papers.quantum.experiments import qiskit_variant
 
                 try:
                     name = qiskit_variant(name)

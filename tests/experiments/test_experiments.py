@@ -38,7 +38,7 @@ def test_registry_get_all_and_errors() -> None:
 def test_catalog_specs_are_complete_and_picklable_by_name() -> None:
     for spec_id in ("demo", "gp-sample-1d"):
         spec = get(spec_id)
-        assert spec.module == "kernelbandits.experiments.catalog.core"
+        assert spec.module == "kernelbandits.papers.core.experiments"
         assert spec.description and spec.reference and spec.paper_settings
         for fn in (spec.make_problem, *spec.policies.values()):
             assert "<" not in fn.__qualname__, "factories must be module-level functions"

@@ -306,7 +306,7 @@ def test_automl_models_take_the_source_level_and_scale():
     """tr-automl-*: GP(m, s^2 k) with (m, s^2) the ML fit on the source study, tau^2 and the
     noises in units of s^2, Env-GP's prior too; the baselines normalise y; the synthetic
     problems keep GP(0, k) (their trajectories are those of the zero-mean code)."""
-    from kernelbandits.experiments.catalog import transfer as C
+    from kernelbandits.papers.transfer import experiments as C
     from kernelbandits.regression import fit_constant_mean_and_scale
 
     prob, s = C.automl_problem("mlp", 0), C.SETTINGS["mlp"]

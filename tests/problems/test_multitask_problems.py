@@ -170,7 +170,7 @@ def test_common_radius_ablation_gives_every_policy_mobos_radius():
     """The mt-sensor-*-common-radius policies, built on a problem of the same kind (an ICM
     VectorProblem, here the perturbed sine): every radius is Paria et al.'s except 'MT-KB
     (Thm 2)', and 'MT-KB (diagonal B)' keeps only B's diagonal."""
-    from kernelbandits.experiments.catalog import multitask as mt
+    from kernelbandits.papers.multitask import experiments as mt
 
     spec = get("mt-sensor-linear-common-radius")
     assert dict(spec.policies) == mt.COMMON_RADIUS_POLICIES and spec.horizon == 500

@@ -1,4 +1,5 @@
-"""The report: Markdown and self-contained HTML with every figure, the claims table and the runs."""
+"""The report: Markdown and self-contained HTML that open with the claims, one line each, then
+the figures, with the evidence folded; the runs; every stored experiment."""
 
 from __future__ import annotations
 
@@ -7,14 +8,21 @@ import re
 import pytest
 
 import _specs
+from _stores import store_runs
 from kernelbandits.cli import main
-from kernelbandits.experiments import run_sweep
+from kernelbandits.experiments import get, run_sweep
 from kernelbandits.experiments.summary import summarize
 from kernelbandits.report import StoredResults, write_report
-from kernelbandits.report.claims import CLAIMS
-from kernelbandits.report.document import Heading, Image, Paragraph, Table, to_html, to_markdown
-from kernelbandits.report.figures import FIGURES
-from kernelbandits.report.render import PAPERS
+from kernelbandits.report.document import (
+    Details,
+    Heading,
+    Image,
+    Paragraph,
+    Table,
+    to_html,
+    to_markdown,
+)
+from kernelbandits.report.registry import all_claims, all_figures, get_paper
 
 
 @pytest.fixture(scope="module")
@@ -30,15 +38,15 @@ def test_report_has_claims_runs_and_every_stored_figure(sweep_dir) -> None:
     page = html_path.read_text(encoding="utf-8")
     # below the papers' size, said first; no claim's experiments are stored: one line, no rows
     banner = "**Not the papers' size.** 2 of the 2 experiments in this store ran below the papers'"
-    assert md.index(banner) < md.index("## Claims")
+    assert md.index(banner) < md.index("## Summary")
     assert "| MISSING |" not in md
-    assert f"None of the {len(CLAIMS)} claims of the papers can be checked" in md
+    assert f"None of the {len(all_claims())} claims of the papers can be checked" in md
     # figures: the GP-sample figure (its only experiment is stored) and a plain plot of the
     # test experiment, which no paper figure shows; the other paper figures named in one line
     images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
     assert sorted(images) == ["figures/core-gp-sample.png", f"figures/{_specs.SMALL_ID}.png"]
     assert all((md_path.parent / image).is_file() for image in images)
-    assert f"Not drawn ({len(FIGURES) - 1} paper figures;" in md
+    assert f"Not drawn ({len(all_figures()) - 1} paper figures;" in md
     assert "`multitask-fig1`" in md and "`core-gp-sample`" not in md.split("Not drawn")[1]
     # the HTML embeds the same images and loads nothing from elsewhere
     assert page.count('src="data:image/png;base64,') == 2
@@ -49,8 +57,8 @@ def test_report_has_claims_runs_and_every_stored_figure(sweep_dir) -> None:
     assert "| `gp-sample-1d` | 10 | 2 |" in md
     cell = f"{summary.final_regret_mean:.1f}"
     assert any(line.startswith("| GP-UCB | 2 | " + cell) for line in md.splitlines()), cell
-    assert PAPERS["core"] in md  # only papers with a stored experiment get a section
-    assert PAPERS["multitask"] not in md
+    assert get_paper("core").title in md  # only papers with a stored experiment get a section
+    assert get_paper("multitask").title not in md
 
 
 def test_report_follows_the_latest_plan(sweep_dir, tmp_path) -> None:
@@ -66,7 +74,7 @@ def test_cli_report_and_missing_store(sweep_dir, tmp_path, capsys) -> None:
     note = "Made by `make reproduce-full`, 10 seeds."
     assert main(["report", str(sweep_dir), "--to", str(tmp_path / "n"), "--note", note]) == 0
     md = (tmp_path / "n" / "report.md").read_text(encoding="utf-8")
-    assert md.index(note) < md.index("## Claims")  # at the top, before the claims
+    assert md.index(note) < md.index("## Summary")  # at the top, before the claims
     assert "<code>make reproduce-full</code>" in (tmp_path / "n" / "report.html").read_text()
     assert main(["report", str(tmp_path / "nowhere")]) == 2
     assert "no results store" in capsys.readouterr().err
@@ -80,14 +88,20 @@ def test_document_renders_escaped_markdown_and_html(tmp_path) -> None:
         Paragraph("**bold** and `x|y` <script>"),
         Table(("claim", "verdict"), (("a | b", "PASS"),), ("pass",)),
         Image(png, "alt", "cap"),
+        Details("FAIL `c` <", (Paragraph("evidence **1**"),), "fail"),
     ]
     md = to_markdown("T", blocks, tmp_path)
+    assert (
+        "<details><summary>FAIL <code>c</code> &lt;</summary>\n\nevidence **1**\n\n</details>" in md
+    )
     assert "| a \\| b | PASS |" in md and "![alt](x.png)" in md and "*cap*" in md
     page = to_html("T", blocks)
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "<strong>bold</strong>" in page and "<code>x|y</code>" in page
     assert '<tr class="pass"><td class="claim">a | b</td><td class="verdict">PASS</td></tr>' in page
     assert "data:image/png;base64,iVBORw0KGgpmYWtl" in page
+    assert '<details class="fail"><summary>FAIL <code>c</code> &lt;</summary>' in page
+    assert "<p>evidence <strong>1</strong></p>\n</details>" in page
 
 
 def test_a_store_without_plans_reads_the_most_common_horizon_in_spec_order(tmp_path) -> None:
@@ -127,3 +141,32 @@ def test_a_store_of_variants_alone_gets_every_figure_and_table(tmp_path) -> None
     md = write_report(tmp_path)[0].read_text(encoding="utf-8")
     assert "### `tr-gaussian-avg`" not in md  # the paper figure shows the same runs
     assert "figures/transfer-fig1.png" in md
+
+
+def test_report_opens_with_a_summary_then_claims_in_one_line_figures_and_folded_evidence(
+    tmp_path,
+) -> None:
+    """A store of ``tr-gaussian`` alone: the first section is the summary; the transfer paper's
+    section lists its two checked claims one line each (verdict, statement, headline numbers,
+    no criterion), then its figures; each claim's full evidence follows, folded."""
+    policies = list(get("tr-gaussian").policies)
+    level = {"DeltaBO": 1.0, "Env-GP": 2.0, "Diff-GP": 2.5}
+    runs = {p: [[level.get(p, 3.0 + i)] * 6] * 2 for i, p in enumerate(policies)}
+    store_runs(tmp_path / "results.sqlite", {"tr-gaussian": runs}).close()
+    md_path, html_path = write_report(tmp_path)
+    md = md_path.read_text(encoding="utf-8")
+    headings = [line for line in md.splitlines() if line.startswith("## ")]
+    assert headings[:2] == ["## Summary", "## " + get_paper("transfer").title]
+    assert "2 claims checked: **2 pass**, **0 fail**" in md.split(headings[1])[0]
+    section = md.split(headings[1])[1].split("\n## ")[0]
+    lines = [line for line in section.splitlines() if line.startswith("| PASS |")]
+    assert len(lines) == 2 and all("criterion" not in line for line in lines)
+    lowest = next(line for line in lines if "significantly lower regret than all other" in line)
+    assert "DeltaBO 6 ± 0" in lowest  # R_T = 6 x 1.0, the headline numbers
+    folded = "<details><summary>PASS <code>tr-gaussian-deltabo-lowest</code></summary>"
+    assert section.index(lowest) < section.index("![") < section.index(folded)
+    evidence = section.split(folded)[1].split("</details>")[0]
+    assert "criterion: mean DeltaBO strictly lowest of 7" in evidence
+    page = html_path.read_text(encoding="utf-8")
+    assert page.index("<h2") == page.index('<h2 id="claims">Summary</h2>')
+    assert '<details class="pass"><summary>PASS <code>tr-gaussian-deltabo-lowest</code>' in page

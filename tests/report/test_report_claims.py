@@ -1,19 +1,20 @@
-"""The claims table: registry consistency, each primitive on constructed data, missing data."""
+"""The generic claim checker: each primitive on constructed data, missing data, notes, the table."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
+from _stores import Runs, fabricated_trace, final_regrets, store_runs
 from kernelbandits.experiments import get
 from kernelbandits.experiments.store import ResultsStore
 from kernelbandits.experiments.trace import Trace
+from kernelbandits.report import notes
 from kernelbandits.report.claims import (
-    CLAIMS,
-    PAPERS,
     Claim,
+    Note,
     Verdict,
     all_below,
     all_of,
@@ -36,20 +37,7 @@ from kernelbandits.report.claims import (
     tail_rate,
 )
 from kernelbandits.report.data import StoredResults
-
-Runs = Mapping[str, Mapping[str, Sequence[Sequence[float]]]]  # exp -> policy -> per-seed regrets
-
-
-def _trace(regret: Sequence[float], seed: int, policy: str) -> Trace:
-    r = np.asarray(regret, dtype=float)
-    T = len(r)
-    zeros = np.zeros(T)
-    return Trace(np.zeros((T, 1)), zeros, zeros, r, zeros, policy, "fabricated", seed, 0.0)
-
-
-def _final(*totals: float, T: int = 4) -> list[list[float]]:
-    """One run per value, all regret in the last round: ``R_T`` is exactly the value."""
-    return [[0.0] * (T - 1) + [x] for x in totals]
+from kernelbandits.report.registry import all_claims
 
 
 @pytest.fixture
@@ -57,15 +45,7 @@ def make_results(tmp_path) -> Iterator:
     opened: list[StoredResults] = []
 
     def make(runs: Runs) -> StoredResults:
-        store = ResultsStore(tmp_path / "results.sqlite")
-        for exp, policies in runs.items():
-            horizon, n_seeds = 0, 0
-            for policy, regrets in policies.items():
-                for seed, r in enumerate(regrets):
-                    store.put(_trace(r, seed, policy), exp, policy=policy)
-                horizon, n_seeds = len(regrets[0]), max(n_seeds, len(regrets))
-            store.set_plan(exp, horizon, n_seeds, list(policies))
-        results = StoredResults(store)
+        results = store_runs(tmp_path / "results.sqlite", runs)
         opened.append(results)
         return results
 
@@ -74,51 +54,12 @@ def make_results(tmp_path) -> Iterator:
         r.close()
 
 
-# -- the table itself ---------------------------------------------------------------------------
-def test_claims_cover_the_four_papers() -> None:
-    ids = [c.id for c in CLAIMS]
-    assert len(ids) == len(set(ids))
-    for paper in PAPERS:
-        assert sum(c.paper == paper for c in CLAIMS) >= 5
-    for c in CLAIMS:
-        assert c.paper in PAPERS and c.statement and c.source and c.experiments
-
-
-def test_every_input_is_a_registered_base_experiment_and_policy() -> None:
-    for claim in CLAIMS:
-        needs = claim.check.needs
-        assert needs, claim.id
-        assert claim.experiments == tuple(dict.fromkeys(e for e, _ in needs))
-        for exp, policy in needs:
-            assert not exp.endswith(("-avg", "-qiskit")), (claim.id, exp)
-            assert policy in get(exp).policies, (claim.id, exp, policy)
-
-
-def test_check_claims_on_an_empty_store_is_all_missing(make_results) -> None:
-    rows = check_claims(make_results({}))
-    assert [c for c, _ in rows] == list(CLAIMS)
-    assert all(v.status == "missing" and v.evidence for _, v in rows)
-    table = claims_table(rows)
-    assert table.startswith("| claim |") and f"0 pass, 0 fail, {len(CLAIMS)} missing" in table
-
-
-def test_every_claim_decides_when_its_inputs_are_stored(make_results) -> None:
-    """Fabricated runs of every needed (experiment, policy), with the horizon shorter than any
-    window and a seed missing for one policy: each check passes or fails and never raises."""
-    rng = np.random.default_rng(0)
-    runs: dict[str, dict[str, list[list[float]]]] = {}
-    for claim in CLAIMS:
-        for exp, policy in claim.check.needs:
-            n_seeds = 2 if policy == "GP-UCB" else 3
-            runs.setdefault(exp, {})[policy] = rng.uniform(0, 1, (n_seeds, 12)).tolist()
-    rows = check_claims(make_results(runs))
-    assert {v.status for _, v in rows} <= {"pass", "fail"}
-    assert all("criterion" in v.evidence for _, v in rows)
-
-
+# -- missing data -------------------------------------------------------------------------------
 def test_a_claim_is_missing_when_an_experiment_or_policy_is_absent(make_results) -> None:
-    claim = next(c for c in CLAIMS if c.id == "mt-rkhs2-mtkb-below-itkb")
-    only_other = make_results({"mt-rkhs-20": {"MT-KB": _final(1.0), "IT-KB": _final(2.0)}})
+    claim = next(c for c in all_claims() if c.id == "mt-rkhs2-mtkb-below-itkb")
+    only_other = make_results(
+        {"mt-rkhs-20": {"MT-KB": final_regrets(1.0), "IT-KB": final_regrets(2.0)}}
+    )
     assert claim.check(only_other).status == "missing"
     (_, verdict), *_ = check_claims(only_other, [claim])
     assert verdict.status == "missing" and "mt-rkhs-2" in verdict.evidence
@@ -126,13 +67,16 @@ def test_a_claim_is_missing_when_an_experiment_or_policy_is_absent(make_results)
 
 def test_missing_policy_and_disjoint_seeds(make_results) -> None:
     results = make_results(
-        {"e": {"a": _final(1.0), "b": _final(2.0)}, "f": {"a": _final(1.0), "b": _final(5.0)}}
+        {
+            "e": {"a": final_regrets(1.0), "b": final_regrets(2.0)},
+            "f": {"a": final_regrets(1.0), "b": final_regrets(5.0)},
+        }
     )
     v = below("e", "a", "c")(results)
     assert v.status == "missing" and "c in e" in v.evidence
     # a cross-experiment comparison on seeds no pair shares
     with ResultsStore(results.path) as store:
-        store.put(_trace([0.0, 0.0, 0.0, 3.0], 7, "z"), "g", policy="z")
+        store.put(fabricated_trace([0.0, 0.0, 0.0, 3.0], 7, "z"), "g", policy="z")
     again = StoredResults(results.path)
     v = below("g", "z", "a", b_exp="e")(again)
     again.close()
@@ -142,7 +86,13 @@ def test_missing_policy_and_disjoint_seeds(make_results) -> None:
 # -- the primitives ---------------------------------------------------------------------------------
 def test_below_pass_fail_and_tie(make_results) -> None:
     results = make_results(
-        {"e": {"a": _final(1.0, 2.0), "b": _final(2.0, 3.0), "c": _final(2.0, 1.0)}}
+        {
+            "e": {
+                "a": final_regrets(1.0, 2.0),
+                "b": final_regrets(2.0, 3.0),
+                "c": final_regrets(2.0, 1.0),
+            }
+        }
     )
     v = below("e", "a", "b")(results)
     assert v == Verdict("pass", v.evidence)
@@ -159,7 +109,9 @@ def test_below_ignores_rounding_differences(make_results) -> None:
 
 
 def test_below_across_experiments_pairs_by_seed(make_results) -> None:
-    results = make_results({"e": {"a": _final(1.0, 2.0)}, "f": {"a": _final(3.0, 3.0)}})
+    results = make_results(
+        {"e": {"a": final_regrets(1.0, 2.0)}, "f": {"a": final_regrets(3.0, 3.0)}}
+    )
     v = below("e", "a", "a", b_exp="f")(results)
     assert v.status == "pass" and "a [e] 1.5" in v.evidence and "a [f] 3 ±" in v.evidence
     assert below("e", "a", "a", b_exp="f").needs == (("e", "a"), ("f", "a"))
@@ -187,7 +139,7 @@ def test_measures_follow_the_figure_metric_and_rounds(make_results) -> None:
 
 
 def test_measure_windows_and_rounds_are_clipped() -> None:
-    tr = _trace([1.0, 2.0, 3.0], 0, "a")
+    tr = fabricated_trace([1.0, 2.0, 3.0], 0, "a")
     assert tail_rate(10).of(tr, "cumulative") == pytest.approx(2.0)
     assert at_round(99).of(tr, "cumulative") == 6.0
     assert at_fraction(0.0).of(tr, "instantaneous") == 1.0
@@ -196,7 +148,14 @@ def test_measure_windows_and_rounds_are_clipped() -> None:
 
 def test_all_below(make_results) -> None:
     results = make_results(
-        {"e": {"a": _final(1.0), "b": _final(2.0), "c": _final(3.0), "d": _final(2.0)}}
+        {
+            "e": {
+                "a": final_regrets(1.0),
+                "b": final_regrets(2.0),
+                "c": final_regrets(3.0),
+                "d": final_regrets(2.0),
+            }
+        }
     )
     v = all_below("e", ["a", "b"], ["c"])(results)
     assert v.status == "pass" and "a 1 ±" in v.evidence and "c 3 ±" in v.evidence
@@ -206,7 +165,13 @@ def test_all_below(make_results) -> None:
 
 def test_lowest(make_results) -> None:
     results = make_results(
-        {"e": {"a": _final(1.0, 2.0), "b": _final(2.0, 2.0), "c": _final(3.0, 0.0)}}
+        {
+            "e": {
+                "a": final_regrets(1.0, 2.0),
+                "b": final_regrets(2.0, 2.0),
+                "c": final_regrets(3.0, 0.0),
+            }
+        }
     )
     v = lowest("e", "b", ["a", "b", "c"])(results)
     assert v.status == "fail" and "b 2 ±" in v.evidence and "a 1.5 ±" in v.evidence
@@ -217,7 +182,9 @@ def test_lowest(make_results) -> None:
 
 
 def test_decreasing(make_results) -> None:
-    results = make_results({"e": {"n1": _final(3.0), "n2": _final(2.0), "n3": _final(2.0)}})
+    results = make_results(
+        {"e": {"n1": final_regrets(3.0), "n2": final_regrets(2.0), "n3": final_regrets(2.0)}}
+    )
     v = decreasing("e", ["n1", "n2"])(results)
     assert v.status == "pass" and "n1 3 ± 0 > n2 2 ± 0" in v.evidence
     assert decreasing("e", ["n1", "n2", "n3"])(results).status == "fail"  # n2 == n3
@@ -230,10 +197,10 @@ def test_similar_and_not_above_use_the_paired_95_interval(make_results) -> None:
     results = make_results(
         {
             "e": {
-                "b": _final(*base),
-                "edge": _final(2.96, 0.96),
-                "out": _final(2.96, 1.0),  # mean 1.98, half-width 1.96 * 0.98
-                "zero": _final(1.0, -1.0),
+                "b": final_regrets(*base),
+                "edge": final_regrets(2.96, 0.96),
+                "out": final_regrets(2.96, 1.0),  # mean 1.98, half-width 1.96 * 0.98
+                "zero": final_regrets(1.0, -1.0),
             }
         }
     )
@@ -250,11 +217,11 @@ def test_significance_needs_the_paired_95_interval_below_zero(make_results) -> N
     results = make_results(
         {
             "e": {
-                "b": _final(0.0, 0.0),
-                "edge": _final(-2.96, -0.96),
-                "in": _final(-2.96, -1.0),
-                "far": _final(-10.0, -10.0),
-                "Random": _final(5.0, 6.0),
+                "b": final_regrets(0.0, 0.0),
+                "edge": final_regrets(-2.96, -0.96),
+                "in": final_regrets(-2.96, -1.0),
+                "far": final_regrets(-10.0, -10.0),
+                "Random": final_regrets(5.0, 6.0),
             }
         }
     )
@@ -303,11 +270,27 @@ def test_exploits_later_counts_switches_of_the_played_point(tmp_path) -> None:
         assert exploits_later("none", "a")(results).status == "missing"
 
 
-def test_a_claims_note_is_shown_with_its_evidence(make_results) -> None:
-    results = make_results({"e": {"a": _final(1.0), "b": _final(2.0)}})
-    claim = Claim("c", "quantum", "a below b", "Fig. 1", ("e",), below("e", "b", "a"), "why")
-    table = claims_table(check_claims(results, [claim]))
-    assert "| FAIL |" in table and "criterion: mean b < mean a. Note: why |" in table
+def test_a_note_is_computed_from_the_store_only_for_the_verdicts_it_explains(make_results) -> None:
+    results = make_results({"e": {"a": final_regrets(1.0), "b": final_regrets(2.0)}})
+
+    def explain(stored: StoredResults) -> str:
+        return f"b ends at {notes.mean(stored, 'e', 'b'):g}"
+
+    failing = Claim(
+        "f", "quantum", "b below a", "Fig. 1", ("e",), below("e", "b", "a"), Note(explain)
+    )
+    passing = Claim(
+        "p", "quantum", "a below b", "Fig. 1", ("e",), below("e", "a", "b"), Note(explain)
+    )
+    on_pass = Claim("q", "quantum", "a below b", "Fig. 1", ("e",), below("e", "a", "b"),
+                    Note(explain, shown_on=("pass",)))  # fmt: skip
+    rows = dict((c.id, v) for c, v in check_claims(results, [failing, passing, on_pass]))
+    assert (rows["f"].status, rows["f"].note) == ("fail", "b ends at 2")
+    assert (rows["p"].status, rows["p"].note) == ("pass", "")
+    assert rows["q"].note == "b ends at 2"
+    table = claims_table(check_claims(results, [failing, passing]))
+    assert "criterion: mean b < mean a. Note: b ends at 2 |" in table
+    assert table.count("Note:") == 1
 
 
 def test_similar_is_an_equivalence_test_within_a_margin_of_the_reference(make_results) -> None:
@@ -315,12 +298,12 @@ def test_similar_is_an_equivalence_test_within_a_margin_of_the_reference(make_re
     results = make_results(
         {
             "e": {
-                "b": _final(10.0, 10.0),
-                "close": _final(10.5, 10.7),  # d = 0.6, s.e. 0.1: 0.796 <= 2.5
-                "edge": _final(11.5, 11.5),  # d = 1.5, s.e. 0: 1.5 <= 2.5
-                "wide": _final(7.0, 13.0),  # d = 0, s.e. 3: 5.88 > 2.5 (absence of evidence)
-                "far": _final(13.0, 13.0),  # d = 3 > 2.5
-                "same": _final(10.0, 10.0),
+                "b": final_regrets(10.0, 10.0),
+                "close": final_regrets(10.5, 10.7),  # d = 0.6, s.e. 0.1: 0.796 <= 2.5
+                "edge": final_regrets(11.5, 11.5),  # d = 1.5, s.e. 0: 1.5 <= 2.5
+                "wide": final_regrets(7.0, 13.0),  # d = 0, s.e. 3: 5.88 > 2.5 (absence of evidence)
+                "far": final_regrets(13.0, 13.0),  # d = 3 > 2.5
+                "same": final_regrets(10.0, 10.0),
             }
         }
     )
@@ -370,9 +353,9 @@ def test_plateaus(make_results) -> None:
 def test_gap_grows(make_results) -> None:
     results = make_results(
         {
-            "small": {"a": _final(1.0), "b": _final(2.0)},  # advantage 50%
-            "large": {"a": _final(1.0), "b": _final(4.0)},  # advantage 75%
-            "same": {"a": _final(2.0), "b": _final(4.0)},  # 50%
+            "small": {"a": final_regrets(1.0), "b": final_regrets(2.0)},  # advantage 50%
+            "large": {"a": final_regrets(1.0), "b": final_regrets(4.0)},  # advantage 75%
+            "same": {"a": final_regrets(2.0), "b": final_regrets(4.0)},  # 50%
         }
     )
     v = gap_grows("small", "large", "a", "b")(results)
@@ -382,7 +365,7 @@ def test_gap_grows(make_results) -> None:
 
 
 def test_all_of_combines_and_flattens(make_results) -> None:
-    results = make_results({"e": {"a": _final(1.0), "b": _final(2.0)}})
+    results = make_results({"e": {"a": final_regrets(1.0), "b": final_regrets(2.0)}})
     yes, no = below("e", "a", "b"), below("e", "b", "a")
     assert all_of(yes, yes)(results).status == "pass"
     combined = all_of(yes, all_of(no, yes))
@@ -393,7 +376,7 @@ def test_all_of_combines_and_flattens(make_results) -> None:
 
 
 def test_table_row_escapes_pipes(make_results) -> None:
-    results = make_results({"e": {"a": _final(1.0), "b": _final(2.0)}})
+    results = make_results({"e": {"a": final_regrets(1.0), "b": final_regrets(2.0)}})
     check = all_of(below("e", "a", "b"), below("e", "a", "b"))
     claim = Claim("x", "transfer", "s", "src", ("e",), check)
     table = claims_table(check_claims(results, [claim]))

@@ -1,23 +1,19 @@
-"""The papers' figures: the catalogue names real experiments and policies, covers every base
-experiment, and draws what the fabricated runs say (means and bands checked in closed form)."""
+"""Drawing the papers' figures: what the fabricated runs say (means and bands checked in closed
+form), one axes per panel, missing runs marked."""
 
 from __future__ import annotations
-
-from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pytest
 from matplotlib.collections import LineCollection
 
-from kernelbandits.experiments import ResultsStore, Trace, get, paper_specs
+from _stores import Runs, store_runs
+from kernelbandits.experiments import get
 from kernelbandits.report.data import StoredResults
 from kernelbandits.report.figures import (
-    FIGURES,
     NOT_RUN,
-    PAPERS,
     Panel,
     PaperFigure,
-    draw_all,
     draw_figure,
     get_figure,
     render_figure,
@@ -29,31 +25,9 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 A = np.array([1.0, 2.0, 4.0])  # seed s loses A[s] in every round
 
 
-def _trace(regret: Sequence[float], seed: int, policy: str) -> Trace:
-    T = len(regret)
-    zeros = np.zeros(T)
-    return Trace(
-        X=np.zeros((T, 1)), y=zeros, f=zeros, regret=np.asarray(regret, dtype=float),
-        wall_time=zeros, policy=policy, problem="fabricated", seed=seed, optimum_value=0.0,
-    )  # fmt: skip
-
-
-Runs = Mapping[str, Mapping[str, Sequence[Sequence[float]]]]
-
-
 def _results(tmp_path, runs: Runs) -> StoredResults:
     """A store with ``runs``: experiment -> policy -> one regret sequence per seed 0, 1, ..."""
-    store = ResultsStore(tmp_path / "results.sqlite")
-    for experiment, by_policy in runs.items():
-        horizons, seeds = set(), 0
-        for policy, regrets in by_policy.items():
-            for seed, regret in enumerate(regrets):
-                store.put(_trace(regret, seed, policy), experiment, policy=policy)
-                horizons.add(len(regret))
-            seeds = max(seeds, len(regrets))
-        (horizon,) = horizons
-        store.set_plan(experiment, horizon, seeds, list(by_policy))
-    return StoredResults(store)
+    return store_runs(tmp_path / "results.sqlite", runs)
 
 
 def _constant(T: int) -> list[list[float]]:
@@ -78,47 +52,7 @@ def _one_panel(experiment: str, metric: str = "cumulative", band: str = "se", **
     return PaperFigure("test-fig", "transfer", "a test figure", "nowhere", (panel,))
 
 
-def _base_ids() -> set[str]:
-    """The catalog's experiments that ``reproduce all`` runs (test specs excluded)."""
-    return {s.id for s in paper_specs()}
-
-
-# -- the catalogue ----------------------------------------------------------------------------
-def test_figure_ids_are_unique_and_papers_known() -> None:
-    ids = [f.id for f in FIGURES]
-    assert len(ids) == len(set(ids))
-    assert {f.paper for f in FIGURES} <= set(PAPERS)
-    assert all(f.caption and f.reference and f.panels for f in FIGURES)
-    assert get_figure("transfer-fig2").panels[0].metric == "average"
-    with pytest.raises(ValueError, match="unknown figure"):
-        get_figure("no-such-figure")
-
-
-@pytest.mark.parametrize("figure", FIGURES, ids=lambda f: f.id)
-def test_figures_name_registered_base_experiments_and_their_policies(figure) -> None:
-    for panel in figure.panels:
-        spec = get(panel.experiment)  # raises for an unknown id
-        assert panel.experiment in _base_ids(), f"{panel.experiment} is a twin, not a base run"
-        assert set(panel.policies) <= set(spec.policies), panel
-        if panel.metric == "n-sweep":
-            assert all(" N=" in p for p in spec.policies)
-        if panel.metric == "per-task" or panel.task_lines:
-            assert spec.horizon % steps_per_task(spec) == 0
-
-
-def test_every_base_experiment_is_in_a_figure() -> None:
-    drawn = {p.experiment for f in FIGURES for p in f.panels}
-    assert _base_ids() - drawn == set()
-
-
-def test_paper_bands() -> None:
-    """Transfer: 95% intervals; multi-task: sd; lifelong and quantum: standard errors."""
-    expected = {"transfer": "ci95", "multitask": "sd", "lifelong": "se", "quantum": "se"}
-    for figure in FIGURES:
-        if figure.paper in expected:
-            assert {p.band for p in figure.panels} == {expected[figure.paper]}, figure.id
-
-
+# -- panels -------------------------------------------------------------------------------------
 def test_panel_rejects_unknown_metric_and_band() -> None:
     with pytest.raises(ValueError, match="metric"):
         Panel("tr-gaussian", "x", metric="median")
@@ -250,16 +184,3 @@ def test_lifelong_panels_mark_new_tasks(tmp_path) -> None:
     assert fig is not None
     starts = [np.asarray(ln.get_xdata())[0] for ln in fig.axes[0].lines if ln.get_gid() is None]
     assert starts == [steps + 0.5, 2 * steps + 0.5]
-
-
-def test_every_figure_draws_from_fabricated_runs(tmp_path) -> None:
-    runs: dict[str, dict[str, list[list[float]]]] = {}
-    for figure in FIGURES:
-        for panel in figure.panels:
-            spec = get(panel.experiment)
-            per_task = panel.metric == "per-task" or panel.task_lines
-            T = 2 * steps_per_task(spec) if per_task else 5
-            runs[spec.id] = {p: _constant(T)[:2] for p in spec.policies}
-    written = draw_all(_results(tmp_path, runs), tmp_path / "all")
-    assert [p.stem for p in written] == [f.id for f in FIGURES]
-    assert all(p.read_bytes()[:8] == PNG_MAGIC for p in written)

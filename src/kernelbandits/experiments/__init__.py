@@ -2,7 +2,8 @@
 
 - :func:`run` plays one policy on one problem and returns a :class:`Trace`.
 - :class:`ExperimentSpec` describes a paper figure; :func:`register` / :func:`get` /
-  :func:`all_specs` manage the registry (filled by :mod:`kernelbandits.experiments.catalog`).
+  :func:`all_specs` manage the registry (filled by the paper packages of
+  :mod:`kernelbandits.papers`).
 - :func:`run_sweep` executes every policy x seed of many experiments (serially, in local
   processes or on Dask) into a crash-safe, resumable :class:`ResultsStore`, then plots and
   summarises; :func:`run_experiment` does it for one experiment.

@@ -5,7 +5,8 @@ horizon and a number of seeds (plus a small "quick" variant for CI), and the pap
 
 Worker processes find a spec by id, never by pickling it: the registry is filled by importing the
 module that called :func:`register` (recorded in ``spec.module``); the built-in specs live in
-:mod:`kernelbandits.experiments.catalog`. Factories must therefore be module-level functions.
+:mod:`kernelbandits.papers` (one package per paper). Factories must therefore be module-level
+functions.
 
 Seeding protocol: at seed ``s`` the problem is ``make_problem(s)`` and every policy runs with
 :func:`kernelbandits.experiments.runner.run` at seed ``s``, so all policies at seed ``s`` face the
@@ -24,7 +25,7 @@ from typing import Literal
 from kernelbandits.policies.base import Policy
 from kernelbandits.problems.base import Problem
 
-CATALOG_MODULE = "kernelbandits.experiments.catalog"
+CATALOG_MODULE = "kernelbandits.papers"
 Metric = Literal["cumulative", "average", "instantaneous"]
 METRICS = ("cumulative", "average", "instantaneous")
 
@@ -109,7 +110,7 @@ def unregister(spec_id: str) -> None:
 
 
 def load_catalog() -> None:
-    """Import the built-in catalog so its specs are registered (idempotent)."""
+    """Import the built-in paper packages so their specs are registered (idempotent)."""
     importlib.import_module(CATALOG_MODULE)
 
 
@@ -140,7 +141,7 @@ def all_specs() -> list[ExperimentSpec]:
 
 
 def paper_specs() -> list[ExperimentSpec]:
-    """The experiments ``reproduce all`` runs: the built-in catalog's specs without variants
+    """The experiments ``reproduce all`` runs: the paper packages' specs without variants
     (:attr:`ExperimentSpec.variant_of`) and without the demo; sorted by id."""
     return [
         s

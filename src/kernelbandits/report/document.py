@@ -1,7 +1,7 @@
 """A tiny document model rendered twice: to Markdown and to one self-contained HTML page.
 
 A report is a list of blocks (:class:`Heading`, :class:`Paragraph`, :class:`Table`,
-:class:`Image`). :func:`to_markdown` links images as files beside the ``.md``;
+:class:`Image`, and :class:`Details`, which folds blocks under a one-line summary). :func:`to_markdown` links images as files beside the ``.md``;
 :func:`to_html` embeds them as base64 ``data:`` URIs, so the page needs no other file, and escapes
 every text. Inline text supports only ``**bold**`` and ``code`` spans, the same in both outputs.
 """
@@ -41,7 +41,17 @@ class Image:
     caption: str = ""
 
 
-Block = Heading | Paragraph | Table | Image
+@dataclass(frozen=True)
+class Details:
+    """Blocks folded under a one-line summary (``<details>`` in both outputs; HTML that Markdown
+    viewers pass through), e.g. the full evidence of a claim. ``css`` is the HTML class."""
+
+    summary: str
+    blocks: tuple[Heading | Paragraph | Table | Image, ...]
+    css: str = ""
+
+
+Block = Heading | Paragraph | Table | Image | Details
 
 _INLINE = re.compile(r"\*\*(.+?)\*\*|`(.+?)`")
 
@@ -58,6 +68,10 @@ figure { margin: 1.5em 0; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { font-size: 0.9em; color: #444; }
 code { background: #f5f5f5; padding: 0 0.2em; }
+details { margin: 0.3em 0; border-left: 3px solid #ccc; padding-left: 0.6em; }
+details.pass { border-color: #7bc47f; }
+details.fail { border-color: #e08080; }
+summary { cursor: pointer; }
 """
 
 
@@ -78,24 +92,33 @@ def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _markdown_lines(block: Block, base: Path) -> list[str]:
+    """The Markdown lines of one block (a blank line after each)."""
+    if isinstance(block, Heading):
+        return ["#" * block.level + " " + block.text, ""]
+    if isinstance(block, Paragraph):
+        return [block.text, ""]
+    if isinstance(block, Table):
+        lines = ["| " + " | ".join(_md_cell(h) for h in block.header) + " |"]
+        lines.append("|" + "---|" * len(block.header))
+        lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
+        return [*lines, ""]
+    if isinstance(block, Details):
+        # the blank line after <summary> ends the HTML block: what follows is Markdown again
+        lines = [f"<details><summary>{_inline_html(block.summary)}</summary>", ""]
+        for inner in block.blocks:
+            lines += _markdown_lines(inner, base)
+        return [*lines, "</details>", ""]
+    rel = block.path.relative_to(base) if block.path.is_relative_to(base) else block.path
+    lines = [f"![{block.alt}]({rel.as_posix()})", ""]
+    return [*lines, f"*{block.caption}*", ""] if block.caption else lines
+
+
 def to_markdown(title: str, blocks: list[Block], base: Path) -> str:
     """Markdown of the document; image paths are written relative to ``base``."""
     lines = [f"# {title}", ""]
     for block in blocks:
-        if isinstance(block, Heading):
-            lines += ["#" * block.level + " " + block.text, ""]
-        elif isinstance(block, Paragraph):
-            lines += [block.text, ""]
-        elif isinstance(block, Table):
-            lines.append("| " + " | ".join(_md_cell(h) for h in block.header) + " |")
-            lines.append("|" + "---|" * len(block.header))
-            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
-            lines.append("")
-        else:
-            rel = block.path.relative_to(base) if block.path.is_relative_to(base) else block.path
-            lines += [f"![{block.alt}]({rel.as_posix()})", ""]
-            if block.caption:
-                lines += [f"*{block.caption}*", ""]
+        lines += _markdown_lines(block, base)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -112,26 +135,32 @@ def _html_table(block: Table) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def _html(block: Block) -> str:
+    """The HTML of one block."""
+    if isinstance(block, Heading):
+        anchor = f' id="{html.escape(block.anchor)}"' if block.anchor else ""
+        return f"<h{block.level}{anchor}>{_inline_html(block.text)}</h{block.level}>"
+    if isinstance(block, Paragraph):
+        return f"<p>{_inline_html(block.text)}</p>"
+    if isinstance(block, Table):
+        return _html_table(block)
+    if isinstance(block, Details):
+        css = f' class="{html.escape(block.css)}"' if block.css else ""
+        inner = "\n".join(_html(b) for b in block.blocks)
+        return (
+            f"<details{css}><summary>{_inline_html(block.summary)}</summary>\n{inner}\n</details>"
+        )
+    data = base64.b64encode(block.path.read_bytes()).decode("ascii")
+    caption = f"<figcaption>{_inline_html(block.caption)}</figcaption>" if block.caption else ""
+    return (
+        f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(block.alt)}">'
+        f"{caption}</figure>"
+    )
+
+
 def to_html(title: str, blocks: list[Block]) -> str:
     """One self-contained HTML page (inline CSS, images as base64 data URIs)."""
-    body = [f"<h1>{html.escape(title)}</h1>"]
-    for block in blocks:
-        if isinstance(block, Heading):
-            anchor = f' id="{html.escape(block.anchor)}"' if block.anchor else ""
-            body.append(f"<h{block.level}{anchor}>{_inline_html(block.text)}</h{block.level}>")
-        elif isinstance(block, Paragraph):
-            body.append(f"<p>{_inline_html(block.text)}</p>")
-        elif isinstance(block, Table):
-            body.append(_html_table(block))
-        else:
-            data = base64.b64encode(block.path.read_bytes()).decode("ascii")
-            caption = (
-                f"<figcaption>{_inline_html(block.caption)}</figcaption>" if block.caption else ""
-            )
-            body.append(
-                f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(block.alt)}">'
-                f"{caption}</figure>"
-            )
+    body = [f"<h1>{html.escape(title)}</h1>", *(_html(block) for block in blocks)]
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"

@@ -1,6 +1,6 @@
 """The papers' figures, drawn in the papers' layouts from the stored runs.
 
-Each :class:`PaperFigure` is one figure of a paper (or an extra experiment of the catalog) as a
+Each :class:`PaperFigure` is one figure of a paper (or an extra experiment of a paper package) as a
 row or grid of :class:`Panel` s; each panel reads one registered *base* experiment through
 :class:`~kernelbandits.report.data.StoredResults` and draws one line per policy: the mean over
 seeds with a shaded band. :func:`draw_figure` writes one PNG per figure (a ``Figure`` with the Agg
@@ -24,31 +24,12 @@ Bands (``Panel.band``), each over the ``n`` stored seeds, with the sample sd (``
 ``"se"`` ``sd / sqrt(n)``, ``"ci95"`` ``1.96 sd / sqrt(n)`` (the normal quantile, exactly the
 transfer paper's ``+- 1.96 nu / sqrt(n)``, not a t quantile), ``"sd"`` ``sd``.
 
-Layouts, per paper
-------------------
-* **Multi-task** (Chowdhury & Gopalan 2021, Sec. 5 and App. E): Fig. 1-3 are rows of two panels
-  of the time-averaged cumulative regret ``R_C(t) / t`` with mean +- 1 sd ("mean and standard
-  deviation over 10 independent trials"); Fig. 4 one panel of the Bayes regret ``R_B(t)``, with
-  the same band (App. E does not say; decision).
-* **Lifelong** (Schur et al. 2023, Sec. 6 and App. G; standard-error bands, 20 seeds): Fig. 2 one
-  per-task panel; Fig. 3 two lifelong cumulative-regret panels (left synthetic, right AutoML)
-  with grey lines at each new task; Fig. 5 two per-task panels (2-D cosines, Legendre); Fig. 6 a
-  2 x 2 grid (a, b on top; c, d below). Colours follow the paper's text: ``k_full`` red, ``k*``
-  blue, the meta-learner green (LIBO on all data a darker green), the federated one yellow.
-* **Quantum** (Dai et al. 2023, Sec. 6 and App. J; mean +- 1 s.e., 10 synthetic / 5 AutoML
-  trials): cumulative regret against the number of oracle queries. Fig. 1 a row of four (a, b, c
-  GP-UCB vs Q-GP-UCB; d adds LinUCB and Q-LinUCB), Fig. 2 two panels with all four methods,
-  Fig. 3 three panels adding Q-GP-UCB under a device noise model.
-* **Transfer** (Lin et al., Sec. 6 and App. C; 95% intervals ``+- 1.96 sd / sqrt(n)``, 100
-  AutoML / 30 synthetic replications): Fig. 1 cumulative and Fig. 2 average regret, each a row of
-  five panels (a GBoost, b MLP, c Gaussian kernel, d Bohachevsky, e assumptions-satisfied) with
-  the paper's seven methods. Fig. 2 is drawn from the *base* experiments with metric
-  ``"average"`` (the ``-avg`` twins are the same runs and are never swept).
-
-Extra figures (experiments of the catalog that are no paper figure): the lifelong HPOBench
-sequence, the quantum AutoML on breast cancer (Fig. 1 c-d layout), the transfer HPOBench pair,
-DeltaBO against the exact joint model it approximates (``Joint-GP``), the transfer N-sweeps, and
-the GP-UCB sanity check on 1-D GP samples (``paper = "core"``: no figure of the four papers).
+Layouts
+-------
+Each paper's figures and their layouts live in its package of :mod:`kernelbandits.papers`
+(``papers/<paper>/figures.py``), registered through :mod:`kernelbandits.report.registry`;
+each module names its extra figures (experiments that are no figure of the paper; their titles
+say "Extra").
 
 Deviations from the papers' figures (also in each figure's caption)
 --------------------------------------------------------------------
@@ -82,6 +63,7 @@ from kernelbandits.experiments.plots import mean_and_se, regret_curves
 from kernelbandits.experiments.spec import ExperimentSpec, get
 from kernelbandits.experiments.trace import Trace
 from kernelbandits.report.data import StoredResults
+from kernelbandits.report.registry import all_figures
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -89,7 +71,6 @@ if TYPE_CHECKING:
 
 METRICS = ("cumulative", "average", "instantaneous", "per-task", "n-sweep")
 BANDS = {"se": "mean ± 1 s.e.", "ci95": "mean ± 95% CI", "sd": "mean ± 1 sd"}
-PAPERS = ("multitask", "lifelong", "quantum", "transfer", "core")
 Z95 = 1.96  # the normal 97.5% quantile of the transfer paper's interval
 NOT_RUN = "not run"
 _XLABEL = {
@@ -105,18 +86,6 @@ _YLABEL = {
     "instantaneous": "regret after round $t$",
     "per-task": "single-task cumulative regret",
     "n-sweep": "final cumulative regret $R_T$",
-}
-#: the lifelong paper names its colours (Sec. 6.1, App. G.3): k_full red, k* blue, the
-#: meta-learner green (LIBO on all data a darker green, to tell them apart in Fig. 6), the
-#: federated one yellow (darkened to show on white)
-_PAPER_COLORS = {
-    "k_full": "tab:red",
-    "k*": "tab:blue",
-    "LIBO": "tab:green",
-    "LIBO (all data)": "darkgreen",
-    "META-KGL": "tab:green",
-    "F-LIBO": "goldenrod",
-    "F-META-KGL": "goldenrod",
 }
 _PALETTE = (
     "tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple",
@@ -161,7 +130,8 @@ class Panel:
 
 @dataclass(frozen=True)
 class PaperFigure:
-    """One figure: its panels in the paper's order, drawn ``ncols`` per row (0: one row)."""
+    """One figure: its panels in the paper's order, drawn ``ncols`` per row (0: one row), of the
+    registered paper ``paper`` (:mod:`kernelbandits.report.registry`)."""
 
     id: str
     paper: str
@@ -170,10 +140,12 @@ class PaperFigure:
     panels: tuple[Panel, ...]
     caption: str = ""
     ncols: int = 0
+    #: (legend entry, matplotlib colour) pairs the paper names; other entries take the palette
+    colors: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        if self.paper not in PAPERS:
-            raise ValueError(f"paper must be one of {PAPERS}; got {self.paper!r}")
+        if not self.paper:
+            raise ValueError(f"figure {self.id!r} names no paper")
         if not self.panels:
             raise ValueError(f"figure {self.id!r} has no panels")
 
@@ -270,14 +242,16 @@ def _sweep_series(panel: Panel, runs: Mapping[str, Sequence[Trace]]) -> list[Ser
 
 # -- drawing ----------------------------------------------------------------------------------
 def figure_colors(figure: PaperFigure) -> dict[str, str]:
-    """Legend entry -> colour, one per name over all panels (the paper's where it names them)."""
+    """Legend entry -> colour, one per name over all panels (``figure.colors`` where it names
+    them, else the palette in order)."""
     names: list[str] = []
     for panel in figure.panels:
         for policy in wanted_policies(panel):
             name = series_name(panel, policy)
             if name not in names:
                 names.append(name)
-    colors = {n: _PAPER_COLORS[n] for n in names if n in _PAPER_COLORS}
+    named = dict(figure.colors)
+    colors = {n: named[n] for n in names if n in named}
     free = iter([c for c in _PALETTE if c not in colors.values()] * 3)
     return {n: colors[n] if n in colors else next(free) for n in names}
 
@@ -445,311 +419,25 @@ def draw_figure(
     return out
 
 
-def draw_all(results: StoredResults, directory: str | PathLike[str]) -> list[Path]:
-    """Every figure of :data:`FIGURES` with stored runs, as ``<directory>/<id>.png``."""
+def draw_all(
+    results: StoredResults,
+    directory: str | PathLike[str],
+    figures: Sequence[PaperFigure] | None = None,
+) -> list[Path]:
+    """Every figure of ``figures`` (default: every registered paper's) with stored runs, as
+    ``<directory>/<id>.png``."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
-    written = (draw_figure(figure, results, folder) for figure in FIGURES)
+    chosen = all_figures() if figures is None else figures
+    written = (draw_figure(figure, results, folder) for figure in chosen)
     return [p for p in written if p is not None]
 
 
 def get_figure(figure_id: str) -> PaperFigure:
-    """The figure of :data:`FIGURES` with this id (``ValueError`` listing the known ids)."""
-    for figure in FIGURES:
+    """The registered figure with this id (``ValueError`` listing the known ids)."""
+    figures = all_figures()
+    for figure in figures:
         if figure.id == figure_id:
             return figure
-    known = ", ".join(f.id for f in FIGURES)
+    known = ", ".join(f.id for f in figures)
     raise ValueError(f"unknown figure {figure_id!r}; known: {known}")
-
-
-# -- the catalogue ----------------------------------------------------------------------------
-MT_REFERENCE = (
-    "Chowdhury & Gopalan (2021), No-regret algorithms for multi-task Bayesian optimization"
-)
-LL_REFERENCE = "Schur, Kassraie, Rothfuss & Krause (2023), Lifelong bandit optimization"
-Q_REFERENCE = "Dai et al. (2023), Quantum Bayesian Optimization"
-TR_REFERENCE = "Lin et al., Provable Accelerated BO with Knowledge Transfer"
-
-_MT_Y = "average cumulative regret $R_C(t) / t$"
-_MT_BAND = "Mean ± 1 standard deviation over the seeds (Sec. 5: 'mean and standard deviation')."
-_LL_STEP = "step $t$ (tasks in sequence)"
-_LL_Y = "lifelong cumulative regret"
-_LL_LIFELONG = ("LIBO", "F-LIBO", "k_full", "k*")
-_Q_X = "oracle queries"
-_Q_Y = "cumulative regret"
-_Q_GP = ("GP-UCB", "Q-GP-UCB", "Q-GP-UCB (authors' code)")
-_Q_ABLATION = (
-    "GP-UCB", "Q-GP-UCB", "Q-GP-UCB + y/eps^3 weighting", "Q-GP-UCB + lam = 1",
-    "Q-GP-UCB + random initial arm", "Q-GP-UCB (authors' code)",
-)  # fmt: skip
-_Q_ALL = ("GP-UCB", "Q-GP-UCB", "LinUCB", "Q-LinUCB")
-_Q_NOISE = ("GP-UCB", "Q-GP-UCB", "Q-GP-UCB (noisy)")
-_TR_METHODS = ("DeltaBO", "GP-EI", "GP-PI", "GP-TS", "GP-UCB", "Env-GP", "Diff-GP")
-_TR_X = "iteration $t$"
-_TR_PANELS = (
-    ("tr-automl-gboost", "(a) AutoML on GBoost"),
-    ("tr-automl-mlp", "(b) AutoML on MLP"),
-    ("tr-gaussian", "(c) Synthetic Gaussian kernel"),
-    ("tr-bohachevsky", "(d) Synthetic Bohachevsky"),
-    ("tr-assumption", "(e) Assumptions-satisfied setting"),
-)
-_TR_CI = "Mean ± 95% CI, 1.96 sd / sqrt(n) over the replications, as in the paper."
-
-
-def _mt(experiment: str, title: str) -> Panel:
-    return Panel(experiment, title, "average", "sd", ylabel=_MT_Y)
-
-
-def _ll_offline(experiment: str, title: str) -> Panel:
-    return Panel(
-        experiment, title, "per-task", "se", ylabel="single-task cumulative regret, n = 70"
-    )
-
-
-def _ll_lifelong(experiment: str, title: str, policies: tuple[str, ...] = ()) -> Panel:
-    return Panel(experiment, title, "cumulative", "se", policies, _LL_STEP, _LL_Y, task_lines=True)
-
-
-def _q(experiment: str, title: str, policies: tuple[str, ...]) -> Panel:
-    return Panel(experiment, title, "cumulative", "se", policies, _Q_X, _Q_Y)
-
-
-def _tr(experiment: str, title: str, metric: str, policies: tuple[str, ...] = ()) -> Panel:
-    return Panel(experiment, title, metric, "ci95", policies or _TR_METHODS, _TR_X)
-
-
-def _tr_sweep(experiment: str, title: str) -> Panel:
-    return Panel(experiment, title, "n-sweep", "ci95", logx=True)
-
-
-MULTITASK_FIGURES = (
-    PaperFigure(
-        "multitask-fig1", "multitask",
-        "Fig. 1: MT-KB and MT-BKB vs IT-KB and IT-BKB on RKHS functions (Chebyshev)",
-        f"{MT_REFERENCE}, Fig. 1",
-        (_mt("mt-rkhs-2", "(a) 2 tasks"), _mt("mt-rkhs-20", "(b) 20 tasks")),
-        "Time-averaged cumulative regret of the expected Chebyshev-scalarised utility. Not in "
-        "the paper: 'MT-KB (diagonal B)' (MT-KB without the task correlations) and 'Random'. "
-        + _MT_BAND,
-    ),
-    PaperFigure(
-        "multitask-fig2", "multitask",
-        "Fig. 2: MT-KB, MT-BKB, IT-KB, IT-BKB and MOBO (Chebyshev)",
-        f"{MT_REFERENCE}, Fig. 2",
-        (_mt("mt-sine", "(a) perturbed sine"), _mt("mt-branin", "(b) shifted Branin-Hoo")),
-        "As Fig. 1 on the perturbed sine (n = 4, omega = 0.4) and 9 shifted Branin-Hoo tasks "
-        "(omega = 0.5). " + _MT_BAND,
-    ),
-    PaperFigure(
-        "multitask-fig3", "multitask",
-        "Fig. 3: MT-KB and MT-BKB vs IT-KB, IT-BKB and MOBO on sensor-style data",
-        f"{MT_REFERENCE}, Fig. 3",
-        (_mt("mt-sensor-chebyshev", "(a) Chebyshev"), _mt("mt-sensor-linear", "(b) linear")),
-        "Deviation: the Intel Berkeley lab readings are not available offline; the paper's "
-        "protocol runs on NOAA storm records (3 outputs at 2.5-degree cells). 'Random' (a "
-        "uniformly random cell) is not in the paper. " + _MT_BAND,
-    ),
-    PaperFigure(
-        "multitask-common-radius", "multitask",
-        "Fig. 3 with one radius for every policy (ablation, not in the paper)",
-        f"{MT_REFERENCE}, Fig. 3 (ablation)",
-        (_mt("mt-sensor-chebyshev-common-radius", "(a) Chebyshev"),
-         _mt("mt-sensor-linear-common-radius", "(b) linear")),
-        "Every policy with MOBO's radius sqrt(0.2 d log(2 d t + 1)) in place of the theorems' "
-        "(which, on this data, make the bonus 5-22 times the utility's range); 'MT-KB (Thm 2)' is "
-        "the paper's MT-KB. " + _MT_BAND,
-    ),
-    PaperFigure(
-        "multitask-fig4", "multitask",
-        "Fig. 4: Bayes regret with random scalarizations (Chebyshev)",
-        f"{MT_REFERENCE}, App. E, Fig. 4",
-        (Panel("mt-bayes", "perturbed sine, n = 4", "instantaneous", "sd", ylabel="Bayes regret $R_B(t)$"),),
-        "Bayes regret after round t, one random Chebyshev scalarization per round. Decisions: the "
-        "paper does not name the problem (the perturbed sine of Fig. 2a is used) nor the band "
-        "(mean ± 1 sd, as in Sec. 5).",
-    ),
-)  # fmt: skip
-
-LIFELONG_FIGURES = (
-    PaperFigure(
-        "lifelong-fig2", "lifelong",
-        "Fig. 2: GP-UCB with the meta-learned kernel against the number of meta-training tasks",
-        f"{LL_REFERENCE}, Fig. 2",
-        (_ll_offline("ll-offline", "cosine basis, $\\mathcal{X} = [0, 1]$"),),
-        "Single-task cumulative regret of 70 GP-UCB steps on a fresh task with the kernel "
-        "meta-learned on m offline tasks (META-KGL, F-META-KGL), against k_full (red) and the "
-        "oracle k* (blue); mean ± 1 s.e.",
-    ),
-    PaperFigure(
-        "lifelong-fig3", "lifelong",
-        "Fig. 3: Lifelong cumulative regret of GP-UCB",
-        f"{LL_REFERENCE}, Fig. 3",
-        (
-            _ll_lifelong("ll-synthetic", "synthetic tasks (left)", _LL_LIFELONG),
-            _ll_lifelong("ll-automl", "GLMNET hyperparameter tuning (right)", _LL_LIFELONG[:3]),
-        ),
-        "Grey vertical lines mark the start of a new task; no oracle on AutoML. Deviation: the "
-        "GLMNET/OpenML lookup table is replaced by elastic-net logistic regression tables built "
-        "with scikit-learn on real data sets (53 tasks of 144 arms). Mean ± 1 s.e.",
-    ),
-    PaperFigure(
-        "lifelong-fig5", "lifelong",
-        "Fig. 5: Offline meta-learning with other base kernels",
-        f"{LL_REFERENCE}, App. G.3, Fig. 5",
-        (
-            _ll_offline("ll-offline-cosine2d", "2-D cosine basis (left)"),
-            _ll_offline("ll-offline-legendre", "Legendre polynomials (right)"),
-        ),
-        "As Fig. 2 with 2-D cosine products on [0, 1]^2 and orthonormalised Legendre polynomials "
-        "on [-1, 1]. Mean ± 1 s.e.",
-    ),
-    PaperFigure(
-        "lifelong-fig6", "lifelong",
-        "Fig. 6: Lifelong regret, exploration data vs all data",
-        f"{LL_REFERENCE}, App. G.3, Fig. 6",
-        (
-            _ll_lifelong("ll-synthetic", "(a) cosines, exploration data"),
-            _ll_lifelong("ll-synthetic-all-data", "(b) cosines, all data"),
-            _ll_lifelong("ll-legendre", "(c) Legendre, exploration data"),
-            _ll_lifelong("ll-legendre-all-data", "(d) Legendre, all data"),
-        ),
-        "Left: LIBO and F-LIBO meta-learn on the forced-exploration data; right: on all data. "
-        "Deviation: F-LIBO is not re-run on all data in (b, d) (its clients' data are their own "
-        "exploration points by design). Mean ± 1 s.e.",
-        ncols=2,
-    ),
-    PaperFigure(
-        "lifelong-hpobench", "lifelong",
-        "Extra: Lifelong GP-UCB tuning MLPs (HPOBench tables)",
-        f"{LL_REFERENCE}, Fig. 3 (right), second sequence",
-        (_ll_lifelong("ll-hpobench", "HPOBench MLP, 8 data sets"),),
-        "A second AutoML sequence in the layout of Fig. 3 (right): 8 HPOBench MLP tables of 100 "
-        "arms. Not in the paper. Mean ± 1 s.e.",
-    ),
-)  # fmt: skip
-
-QUANTUM_FIGURES = (
-    PaperFigure(
-        "quantum-fig1", "quantum",
-        "Fig. 1: Q-GP-UCB vs GP-UCB (and linear bandits on AutoML)",
-        f"{Q_REFERENCE}, Fig. 1",
-        (
-            _q("q-synthetic-bernoulli", "(a) synthetic (Bernoulli)", _Q_GP),
-            _q("q-synthetic-gaussian", "(b) synthetic (Gaussian)", _Q_GP),
-            _q("q-automl-pima", "(c) AutoML", _Q_GP),
-            _q("q-automl-pima", "(d) AutoML", _Q_ALL),
-        ),
-        "Cumulative regret per oracle query; mean ± 1 s.e. (a band for the paper's error bars). "
-        "Q-GP-UCB is Alg. 1 as printed; 'Q-GP-UCB (authors' code)' adds the three departures of "
-        "the authors' public code (quantum-ablation shows each alone). "
-        "Deviation: the AutoML table is built on the 532-row MASS Pima data (the 768-row original "
-        "is not available offline); QMC is simulated exactly.",
-    ),
-    PaperFigure(
-        "quantum-ablation", "quantum",
-        "Fig. 1a, one difference per curve: Alg. 1 vs the authors' code",
-        f"{Q_REFERENCE}, Fig. 1a; authors' code",
-        (
-            _q("q-synthetic-bernoulli-ablation", "(a) synthetic (Bernoulli)", _Q_ABLATION),
-            Panel(
-                "q-synthetic-bernoulli-ablation", "(b) the same, log scale", "cumulative", "se",
-                _Q_ABLATION, _Q_X, _Q_Y, logy=True,
-            ),
-        ),
-        "Each 'Q-GP-UCB + ...' curve differs from Q-GP-UCB (Alg. 1) by one departure of the "
-        "authors' code: y weighted by 1/eps^3 in the mean instead of eq. (3)'s 1/eps^2; lam = 1 "
-        "instead of 1 + 2/T (the same trajectories: no decision changes); one random initial arm "
-        "at eps = 1. Only the weighting matters: it makes the rule lock onto the first arm it "
-        "measures precisely. Not in the paper. Mean ± 1 s.e.",
-    ),
-    PaperFigure(
-        "quantum-fig2", "quantum",
-        "Fig. 2: Synthetic experiments with LinUCB and Q-LinUCB",
-        f"{Q_REFERENCE}, App. J, Fig. 2",
-        (
-            _q("q-synthetic-bernoulli", "(a) synthetic, Bernoulli noise", _Q_ALL),
-            _q("q-synthetic-gaussian", "(b) synthetic, Gaussian noise", _Q_ALL),
-        ),
-        "Cumulative regret per oracle query; mean ± 1 s.e.",
-    ),
-    PaperFigure(
-        "quantum-fig3", "quantum",
-        "Fig. 3: Q-GP-UCB under simulated quantum (device) noise",
-        f"{Q_REFERENCE}, App. J, Fig. 3",
-        (
-            _q("q-synthetic-bernoulli-device-noise", "(a) synthetic, Bernoulli noise", _Q_NOISE),
-            _q("q-synthetic-gaussian-device-noise", "(b) synthetic, Gaussian noise", _Q_NOISE),
-            _q("q-automl-pima-device-noise", "(c) AutoML", _Q_NOISE),
-        ),
-        "Deviation: the device noise model is that of qiskit's GenericBackendV2 (a synthetic "
-        "IBM-like backend), not a fake IBM backend. Mean ± 1 s.e. Fig. 4 (a real IBM device) "
-        "cannot be reproduced.",
-    ),
-    PaperFigure(
-        "quantum-breast-cancer", "quantum",
-        "Extra: Q-GP-UCB on AutoML, SVM on breast cancer",
-        f"{Q_REFERENCE}, Fig. 1c, 1d (second data set)",
-        (
-            _q("q-automl-breast-cancer", "(c) AutoML, breast cancer", _Q_GP),
-            _q("q-automl-breast-cancer", "(d) AutoML, breast cancer", _Q_ALL),
-        ),
-        "The layout of Fig. 1 (c, d) on a second data set (UCI breast cancer). Not in the paper. "
-        "Mean ± 1 s.e.",
-    ),
-)  # fmt: skip
-
-TRANSFER_FIGURES = (
-    PaperFigure(
-        "transfer-fig1", "transfer", "Fig. 1: Cumulative regrets of all compared algorithms",
-        f"{TR_REFERENCE}, Fig. 1",
-        tuple(_tr(e, t, "cumulative") for e, t in _TR_PANELS),
-        "The paper's seven methods (the exact joint model Joint-GP is in transfer-joint-gp). "
-        + _TR_CI,
-    ),
-    PaperFigure(
-        "transfer-fig2", "transfer", "Fig. 2: Average regrets of all compared algorithms",
-        f"{TR_REFERENCE}, App. C.3, Fig. 2",
-        tuple(_tr(e, t, "average") for e, t in _TR_PANELS),
-        "The runs of Fig. 1 plotted as R_t / t (drawn from the base experiments). " + _TR_CI,
-    ),
-    PaperFigure(
-        "transfer-hpobench", "transfer", "Extra: HPOBench MLP tables, credit_g -> australian",
-        f"{TR_REFERENCE}, Fig. 1b / 2b (HPOBench pair)",
-        (
-            _tr("tr-hpobench", "(a) cumulative regret", "cumulative", (*_TR_METHODS, "Joint-GP")),
-            _tr("tr-hpobench", "(b) average regret", "average", (*_TR_METHODS, "Joint-GP")),
-        ),
-        "A second real source/target pair in the setting of Fig. 1b; not in the paper. " + _TR_CI,
-    ),
-    PaperFigure(
-        "transfer-joint-gp", "transfer", "Extra: DeltaBO vs the exact joint model",
-        f"{TR_REFERENCE}, Fig. 1 (with Joint-GP)",
-        tuple(_tr(e, t, "cumulative", ("DeltaBO", "Joint-GP", "GP-UCB")) for e, t in _TR_PANELS),
-        "Joint-GP is the exact GP model of f = g + delta that DeltaBO approximates; GP-UCB on the "
-        "target alone for reference. Not in the paper. " + _TR_CI,
-    ),
-    PaperFigure(
-        "transfer-n-sweep", "transfer", "Extra: DeltaBO's final regret against the source size N",
-        f"{TR_REFERENCE}, Thm 1 (regret ~ sqrt(T (T / N + gamma_delta)))",
-        (
-            _tr_sweep("tr-gaussian-n-sweep", "(c) Synthetic Gaussian kernel"),
-            _tr_sweep("tr-bohachevsky-n-sweep", "(d) Synthetic Bohachevsky"),
-            _tr_sweep("tr-assumption-n-sweep", "(e) Assumptions-satisfied setting"),
-        ),
-        "R_T of DeltaBO using the first N of the source points (nested subsets), T = 30. Not in "
-        "the paper. " + _TR_CI,
-    ),
-)  # fmt: skip
-
-CORE_FIGURES = (
-    PaperFigure(
-        "core-gp-sample", "core", "Sanity check: GP-UCB vs random search on 1-D GP samples",
-        "Srinivas et al. (2010), Sec. 6 (in spirit)",
-        (Panel("gp-sample-1d", "GP samples, RBF lengthscale 0.1", "average", "se"),),
-        "Average regret R_t / t; mean ± 1 s.e. Not a figure of the four papers.",
-    ),
-)  # fmt: skip
-
-FIGURES: tuple[PaperFigure, ...] = (
-    MULTITASK_FIGURES + LIFELONG_FIGURES + QUANTUM_FIGURES + TRANSFER_FIGURES + CORE_FIGURES
-)

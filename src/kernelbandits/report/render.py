@@ -7,11 +7,12 @@ experiment the runs of the size last asked for) and writes into ``out_dir/report
 - ``report.html``, one self-contained page (figures embedded), for a browser or an e-mail.
 
 Sections: a warning when experiments ran below the papers' size (quick size is not expected to
-reproduce the claims); the claims table (each claim of the four papers whose experiments are
-stored, checked over the runs, with its numbers and pass / fail; the others counted in one
-line); the runs (size, failures, compute time of each experiment); then one section per paper
-with a stored experiment, its figures in the paper's layout and a table of final regrets per
-experiment. Every other experiment in the store (a user's own, a variant such as
+reproduce the claims); a one-paragraph summary of the verdicts; then one section per registered
+paper (:mod:`kernelbandits.report.registry`) with a stored experiment, which opens with its
+claims, one line each (verdict, claim, headline numbers), then its figures in the paper's
+layout, then the full evidence of each claim and the final-regret tables, folded
+(:mod:`kernelbandits.report.sections`); the runs (size, failures, compute time of each
+experiment). Every other experiment in the store (a user's own, a variant such as
 ``tr-gaussian-avg`` stored without its base, or one with runs of its own such as ``-qiskit``)
 gets a regret plot and a table in a last section; the paper figures with nothing stored are
 named in one line.
@@ -19,7 +20,6 @@ named in one line.
 
 from __future__ import annotations
 
-import math
 import os
 import platform
 from collections.abc import Sequence
@@ -31,8 +31,7 @@ import numpy as np
 
 from kernelbandits.experiments import spec as registry
 from kernelbandits.experiments.plots import plot_regret
-from kernelbandits.experiments.summary import summarize
-from kernelbandits.report.claims import CLAIMS, Claim, Verdict, check_claims
+from kernelbandits.report.claims import Claim, Verdict, check_claims
 from kernelbandits.report.data import StoredResults
 from kernelbandits.report.document import (
     Block,
@@ -43,23 +42,16 @@ from kernelbandits.report.document import (
     to_html,
     to_markdown,
 )
-from kernelbandits.report.figures import FIGURES, PaperFigure, draw_figure
+from kernelbandits.report.figures import PaperFigure
+from kernelbandits.report.registry import all_claims, all_figures, papers
+from kernelbandits.report.sections import (
+    experiment_table,
+    has_runs,
+    paper_blocks,
+    summary_blocks,
+)
 
-PAPERS = {
-    "multitask": "Multi-task BO: Chowdhury & Gopalan (2021), MT-KB and MT-BKB",
-    "lifelong": "Lifelong BO: Schur, Kassraie, Rothfuss & Krause (2023), LIBO and F-LIBO",
-    "quantum": "Quantum BO: Dai et al. (2023), Q-GP-UCB and Q-LinUCB",
-    "transfer": "Transfer BO: Lin et al., DeltaBO",
-    "core": "Core: GP-UCB on GP samples (Srinivas et al. 2010), a sanity check",
-}
 TITLE = "kernelbandits: reproduction report"
-
-
-def _pm(mean: float, se: float) -> str:
-    if not math.isfinite(se) or se <= 0:
-        return f"{mean:.4g}"
-    decimals = max(0, 1 - math.floor(math.log10(se)))
-    return f"{mean:.{decimals}f} ± {se:.{decimals}f}"
 
 
 def _machine() -> str:
@@ -110,46 +102,6 @@ def _size_banner(results: StoredResults) -> list[Block]:
     ]
 
 
-def _claims_section(results: StoredResults, claims: Sequence[Claim]) -> list[Block]:
-    """The claims whose experiments are stored, checked; the others in one line."""
-    everything = check_claims(results, claims)
-    checked = [(c, v) for c, v in everything if v.status != "missing"]
-    missing = len(everything) - len(checked)
-    heading = Heading("Claims of the papers, checked", 2, "claims")
-    if not checked:
-        return [
-            heading,
-            Paragraph(
-                f"None of the {len(everything)} claims of the papers can be checked: their "
-                "experiments are not in the store."
-            ),
-        ]
-    counts = {s: sum(v.status == s for _, v in checked) for s in ("pass", "fail")}
-    rows, classes = [], []
-    for claim, verdict in checked:
-        rows.append(
-            (PAPERS[claim.paper].split(":")[0], claim.statement, claim.source,
-             verdict.status.upper(),
-             f"{verdict.evidence}. Note: {claim.note}" if claim.note else verdict.evidence)
-        )  # fmt: skip
-        classes.append(verdict.status)
-    not_checked = (
-        f"; {missing} more cannot be checked (their experiments are not in the store)"
-        if missing
-        else ""
-    )
-    return [
-        heading,
-        Paragraph(
-            f"{len(checked)} claims checked: **{counts['pass']} pass**, **{counts['fail']} fail**"
-            f"{not_checked}. Each claim is a check over the stored runs; the evidence column gives "
-            "the numbers it rests on. A failed claim is a result: the paper's statement did not "
-            "reproduce at this size."
-        ),
-        Table(("paper", "claim", "where", "verdict", "evidence"), tuple(rows), tuple(classes)),
-    ]
-
-
 def _runs_section(results: StoredResults) -> list[Block]:
     rows = []
     total = 0.0
@@ -179,34 +131,6 @@ def _runs_section(results: StoredResults) -> list[Block]:
     ]
 
 
-def _experiment_table(results: StoredResults, experiment: str) -> Table:
-    rows = []
-    for policy, traces in results.traces(experiment).items():
-        s = summarize(traces, policy)
-        rows.append(
-            (policy, str(s.n_runs), _pm(s.final_regret_mean, s.final_regret_se),
-             _pm(s.average_regret_mean, s.average_regret_se),
-             f"{1e3 * s.seconds_per_round:.3g}")
-        )  # fmt: skip
-    return Table(("policy", "runs", "R_T (mean ± s.e.)", "R_T / T", "ms / round"), tuple(rows))
-
-
-def _figure_blocks(figure: PaperFigure, results: StoredResults, figures_dir: Path) -> list[Block]:
-    path = draw_figure(figure, results, figures_dir / f"{figure.id}.png")
-    assert path is not None, "drawn only when one of its experiments is stored"
-    blocks: list[Block] = [Heading(f"{figure.title}", 3, figure.id)]
-    caption = f"{figure.reference}. {figure.caption}".strip()
-    blocks.append(Image(path, figure.title, caption))
-    shown = dict.fromkeys(p.experiment for p in figure.panels)
-    for experiment in shown:
-        if results.traces(experiment):
-            plan = results.plan(experiment)
-            assert plan is not None
-            blocks.append(Paragraph(f"`{experiment}`: T = {plan.horizon}, {plan.n_seeds} seeds."))
-            blocks.append(_experiment_table(results, experiment))
-    return blocks
-
-
 def _same_runs(results: StoredResults, a: str, b: str) -> bool:
     """Whether experiments ``a`` and ``b`` hold the same runs (policies, seeds, regret)."""
     ta, tb = results.traces(a), results.traces(b)
@@ -220,10 +144,6 @@ def _same_runs(results: StoredResults, a: str, b: str) -> bool:
     )
 
 
-def _has_runs(figure: PaperFigure, results: StoredResults) -> bool:
-    return any(results.traces(panel.experiment) for panel in figure.panels)
-
-
 def _other_experiments(
     results: StoredResults, figures_dir: Path, figures: Sequence[PaperFigure]
 ) -> list[Block]:
@@ -231,7 +151,7 @@ def _other_experiments(
     shows: a user's own, a variant whose base is not stored (``tr-gaussian-avg`` alone), or a
     variant with runs of its own (``-qiskit``). A variant is left out only when its base is
     shown with the very same runs."""
-    shown = {p.experiment for f in figures if _has_runs(f, results) for p in f.panels}
+    shown = {p.experiment for f in figures if has_runs(f, results) for p in f.panels}
     blocks: list[Block] = []
     for experiment in results.experiments():
         if experiment in shown:
@@ -261,7 +181,7 @@ def _other_experiments(
             Heading(f"`{experiment}`", 3, experiment),
             Paragraph(about),
             Image(path, experiment),
-            _experiment_table(results, experiment),
+            experiment_table(results, experiment),
         ]
     if blocks:
         blocks.insert(0, Heading("Other experiments in the store", 2, "other"))
@@ -271,13 +191,16 @@ def _other_experiments(
 def build_report(
     results: StoredResults,
     figures_dir: Path,
-    claims: Sequence[Claim] = CLAIMS,
-    figures: Sequence[PaperFigure] = FIGURES,
+    claims: Sequence[Claim] | None = None,
+    figures: Sequence[PaperFigure] | None = None,
     note: str = "",
 ) -> list[Block]:
     """The report's blocks; figures are drawn into ``figures_dir``; ``note``, if given, is a
-    paragraph after the generation line (how the store was made)."""
+    paragraph after the generation line (how the store was made). ``claims`` and ``figures``
+    default to every registered paper's."""
     figures_dir.mkdir(parents=True, exist_ok=True)
+    claims = all_claims() if claims is None else claims
+    figures = all_figures() if figures is None else figures
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     blocks: list[Block] = [
         Paragraph(
@@ -289,16 +212,15 @@ def build_report(
     if note:
         blocks.append(Paragraph(note))
     blocks += _size_banner(results)
-    blocks += _claims_section(results, claims)
+    rows = check_claims(results, claims)
+    blocks += summary_blocks(rows)
+    for paper in papers():
+        mine = [(c, v) for c, v in rows if c.paper == paper.id]
+        drawn = [f for f in figures if f.paper == paper.id and has_runs(f, results)]
+        blocks += paper_blocks(paper, mine, drawn, results, figures_dir)
     blocks += _runs_section(results)
-    for paper, heading in PAPERS.items():
-        mine = [f for f in figures if f.paper == paper and _has_runs(f, results)]
-        if mine:
-            blocks.append(Heading(heading, 2, paper))
-        for figure in mine:
-            blocks += _figure_blocks(figure, results, figures_dir)
     blocks += _other_experiments(results, figures_dir, figures)
-    absent = [f"`{f.id}`" for f in figures if not _has_runs(f, results)]
+    absent = [f"`{f.id}`" for f in figures if not has_runs(f, results)]
     if absent:
         blocks.append(
             Paragraph(

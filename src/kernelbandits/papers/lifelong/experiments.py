@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernelbandits.experiments.catalog._common import PolicyFactories, ProblemFactory, paper_spec
 from kernelbandits.experiments.spec import ExperimentSpec, register
+from kernelbandits.papers._common import PolicyFactories, ProblemFactory, paper_spec
 
 if TYPE_CHECKING:
     from kernelbandits.domains import Grid

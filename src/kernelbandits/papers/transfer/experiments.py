@@ -54,9 +54,13 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from kernelbandits.experiments.catalog._common import PolicyFactories, ProblemFactory, paper_spec
-from kernelbandits.experiments.catalog.core import random_policy
 from kernelbandits.experiments.spec import ExperimentSpec, Metric, register
+from kernelbandits.papers._common import (
+    PolicyFactories,
+    ProblemFactory,
+    paper_spec,
+    random_policy,
+)
 
 if TYPE_CHECKING:
     from kernelbandits.kernels import Kernel

@@ -1,4 +1,4 @@
-"""Mutation tests of the claims table: a claim whose check passes must fail when the algorithm it
+"""Mutation tests of the papers' claims: a claim whose check passes must fail when the algorithm it
 is about is deliberately broken.
 
 Each test runs the experiments a claim reads into a temporary store, every policy as registered,
@@ -21,14 +21,15 @@ from kernelbandits.experiments.runner import run
 from kernelbandits.experiments.store import ResultsStore
 from kernelbandits.policies.base import Policy
 from kernelbandits.problems.base import Problem
-from kernelbandits.report.claims import CLAIMS, Claim, Status
+from kernelbandits.report.claims import Claim, Status
 from kernelbandits.report.data import StoredResults
+from kernelbandits.report.registry import all_claims
 
 Factory = Callable[[Problem, int], Policy]
 
 
 def _claim(claim_id: str) -> Claim:
-    return next(c for c in CLAIMS if c.id == claim_id)
+    return next(c for c in all_claims() if c.id == claim_id)
 
 
 class _Runs:
@@ -67,7 +68,7 @@ class _Runs:
 def test_deltabo_ignoring_its_source_does_not_improve_with_more_source_data(tmp_path) -> None:
     """Sec. 5.3 / Sec. 6.3 at the paper's size (T = 30, 30 seeds): DeltaBO given no source data
     has the same regret for every N, so "regret falls as N grows" must fail."""
-    from kernelbandits.experiments.catalog.transfer import delta_bo
+    from kernelbandits.papers.transfer.experiments import delta_bo
 
     runs = _Runs(tmp_path / "r.sqlite", _claim("tr-gaussian-regret-falls-with-n"), 30, range(30))
     assert runs.verdict() == "pass"
@@ -81,8 +82,8 @@ def test_libo_never_relearning_its_kernel_does_not_beat_k_full(tmp_path) -> None
     """Sec. 6.2, Fig. 3 (left) at the paper's horizon (30 tasks, T = 3000), 5 of its 20 seeds:
     a LIBO that keeps ``k_full`` for good (its meta-learner never refits) only adds forced
     exploration to the naive agent, so "LIBO significantly below k_full" must fail."""
-    from kernelbandits.experiments.catalog import lifelong as catalog
     from kernelbandits.metalearning import MetaKGL
+    from kernelbandits.papers.lifelong import experiments as catalog
     from kernelbandits.policies.libo import LIBO
 
     class FrozenLIBO(LIBO):
@@ -104,8 +105,8 @@ def test_mtkb_with_the_identity_for_b_does_not_beat_itself_without_correlations(
     """Sec. 5, Fig. 1a at the paper's size (n = 2 tasks, T = 1000, 10 seeds): an MT-KB whose task
     matrix is replaced by the identity still beats IT-KB (whose radius is inflated by sqrt(n)),
     but not MT-KB with B's diagonal, so the claim must fail."""
-    from kernelbandits.experiments.catalog import multitask as catalog
     from kernelbandits.kernels.multitask import ICM
+    from kernelbandits.papers.multitask import experiments as catalog
     from kernelbandits.policies.multitask import MTKB
 
     def identity_b(problem: Problem, seed: int) -> Policy:

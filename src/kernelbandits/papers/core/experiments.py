@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kernelbandits.experiments.spec import ExperimentSpec, register
+from kernelbandits.papers._common import random_policy
 
 if TYPE_CHECKING:
     from kernelbandits.kernels import Kernel
@@ -75,13 +76,6 @@ def bkb(problem: Problem, seed: int) -> Policy:
     from kernelbandits.policies.bkb import BKB
 
     return BKB(problem.domain, _kernel(), NOISE_VAR, qbar=BKB_QBAR, beta=_igpucb_beta(), seed=seed)
-
-
-def random_policy(problem: Problem, seed: int) -> Policy:
-    """Uniformly random grid points: the reference every learner must beat."""
-    from kernelbandits.policies.base import RandomPolicy
-
-    return RandomPolicy(problem.domain, seed=seed)
 
 
 _SETTING = {

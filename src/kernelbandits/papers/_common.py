@@ -1,4 +1,4 @@
-"""What the paper modules of the catalog share: the spec of one paper figure.
+"""What the paper packages share: the spec of one paper figure and the uniformly random floor.
 
 Not a family of experiments: importing this module registers nothing. Its helpers build specs
 and leave :func:`~kernelbandits.experiments.spec.register` to the paper module, so that each
@@ -62,3 +62,10 @@ def paper_spec(
         reference=f"{reference}, {figure}",
         variant_of=variant_of,
     )
+
+
+def random_policy(problem: Problem, seed: int) -> Policy:
+    """Uniformly random grid points: the reference every learner must beat."""
+    from kernelbandits.policies.base import RandomPolicy
+
+    return RandomPolicy(problem.domain, seed=seed)
