@@ -31,7 +31,7 @@ HORIZONS = (
 
 def stated_figures() -> list[tuple[str, str, str, int, int]]:
     """``(where, spec id, what, stated, actual)`` for every figure stated beside a command."""
-    from kernelbandits.experiments import catalog  # noqa: F401  (registers the specs)
+    import kernelbandits.papers  # noqa: F401  (registers the specs)
 
     found = []
     for page in PAGES:

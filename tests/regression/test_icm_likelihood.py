@@ -210,7 +210,10 @@ def test_fixed_hyperparameters_propose_what_the_sampler_proposed_before():
     from kernelbandits.integrations.optuna import MultiTaskSampler
 
     sampler = MultiTaskSampler(seed=3, n_startup_trials=3, hyperparameters="fixed")
-    np.testing.assert_allclose(_params(sampler), BEFORE_MAP, rtol=1e-9, atol=1e-12)
+    # the points come out of L-BFGS-B runs: scipy's implementation (rewritten in C in scipy 1.15)
+    # moves its end points by ~1e-8 between versions, so the tolerance is 1e-6 in [0, 1]^2 (a
+    # different proposal rule moves them by 1e-2 or more)
+    np.testing.assert_allclose(_params(sampler), BEFORE_MAP, rtol=0, atol=1e-6)
 
 
 def test_map_hyperparameters_are_deterministic_for_a_seed():
