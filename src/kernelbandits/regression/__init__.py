@@ -12,6 +12,7 @@ from kernelbandits.regression.gp import (
 )
 from kernelbandits.regression.hyperparameters import (
     HyperparameterLearner,
+    ICMMaximumAPosteriori,
     MaximumAPosteriori,
     MaximumLikelihood,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "FittedSourceTarget",
     "GPPosterior",
     "HyperparameterLearner",
+    "ICMMaximumAPosteriori",
     "JointPosterior",
     "MaximumAPosteriori",
     "MaximumLikelihood",
