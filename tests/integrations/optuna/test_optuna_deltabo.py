@@ -260,7 +260,7 @@ def test_models_match_dense_references(model):
         Trial(i, {"a": a, "b": b}, float(v))
         for i, ((a, b), v) in enumerate(zip(Xt, vt, strict=True))
     ]
-    factory = sampler._recipe(space, study, dists)
+    factory = sampler.recipe_for(space, study, dists)
     camp = Campaign.from_trials(space, history, factory, seed=0, n_init=0)
     mu, sd = camp.rebuild_policy().mean_sd(Xq)
     _, m_t, sd_t = camp.standardized_values()
@@ -289,7 +289,7 @@ def test_joint_model_is_sure_where_the_target_was_observed_and_alg1_is_not():
     sd_at = {}
     for model in ("joint", "deltabo"):
         sampler = DeltaBOSampler(source, model=model)
-        factory = sampler._recipe(space, optuna.create_study(direction="maximize"), dists)
+        factory = sampler.recipe_for(space, optuna.create_study(direction="maximize"), dists)
         policy = Campaign.from_trials(space, history, factory, n_init=0).rebuild_policy()
         sd_at[model] = float(policy.mean_sd(np.array([[1.0, 1.0]]))[1][0])
     assert sd_at["joint"] < 0.1 * sd_at["deltabo"]

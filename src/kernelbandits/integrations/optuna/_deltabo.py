@@ -395,7 +395,7 @@ class DeltaBOSampler(RecipeSampler):
             }
         return space
 
-    def _recipe(
+    def recipe_for(
         self, space: SearchSpace, study: Study, search_space: dict[str, BaseDistribution]
     ) -> DeltaBORecipe:
         """:func:`kernelbandits.recipes.deltabo` on the source, checked against the target."""

@@ -381,7 +381,7 @@ class LIBOSampler(RecipeSampler):
         )
 
     # -- the sampler ----------------------------------------------------------------------------
-    def _recipe(
+    def recipe_for(
         self, space: SearchSpace, study: Study, search_space: dict[str, BaseDistribution]
     ) -> LIBORecipe:
         """:func:`kernelbandits.recipes.libo` on what META-KGL learns from the earlier studies

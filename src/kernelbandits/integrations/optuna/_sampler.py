@@ -65,7 +65,7 @@ class RecipeSampler(BaseSampler):
     recipe
         ``space -> Recipe`` (or a plain policy factory), e.g.
         ``lambda space: recipes.gp(space, "ucb")``; ``None``: :func:`kernelbandits.recipes.gp`
-        with its defaults. Subclasses build theirs in :meth:`_recipe` instead.
+        with its defaults. Subclasses build theirs in :meth:`recipe_for` instead.
     seed, n_startup_trials, independent_sampler
         As in :class:`GPBOSampler`.
     """
@@ -151,10 +151,12 @@ class RecipeSampler(BaseSampler):
         sub_seed = int(np.random.SeedSequence(entropy).generate_state(1)[0])
         return RandomSampler(seed=sub_seed)
 
-    def _recipe(
+    def recipe_for(
         self, space: SearchSpace, study: Study, search_space: dict[str, BaseDistribution]
     ) -> Recipe | PolicyFactory:
-        """The recipe that proposes in ``space`` (the hook of the samplers built on this one)."""
+        """The recipe that proposes in ``space``, the relative search space ``search_space`` of
+        ``study`` encoded (the one method the samplers built on this one override: DeltaBO
+        checks its source against the study, LIBO reads the family's earlier studies)."""
         del study, search_space
         return gp(space) if self._recipe_builder is None else self._recipe_builder(space)
 
@@ -187,7 +189,7 @@ class RecipeSampler(BaseSampler):
             camp = Campaign.from_trials(
                 space,
                 history,
-                self._recipe(space, study, search_space),
+                self.recipe_for(space, study, search_space),
                 seed=self._seed,
                 direction=study_direction(study),
                 n_init=0,  # the startup trials were drawn by the independent sampler
@@ -381,7 +383,7 @@ class GPBOSampler(RecipeSampler):
         self._acquisition: Literal["ucb", "ei", "ts"] = acquisition
         self._output_warping = output_warping
 
-    def _recipe(
+    def recipe_for(
         self, space: SearchSpace, study: Study, search_space: dict[str, BaseDistribution]
     ) -> Recipe | PolicyFactory:
         """:func:`~kernelbandits.recipes.bkb` or :func:`~kernelbandits.recipes.gp` on ``space``."""
