@@ -222,6 +222,13 @@ CONSTRUCTORS = [
     _b("libo-studies-str", lambda: libo(SPACE, "old"), "previous_studies", "sequence"),
     _b("libo-penalty-0", lambda: libo(SPACE, [], penalty=0.0), "penalty", FINITE_POSITIVE),
     _b("libo-model", lambda: libo(SPACE, [], model="kernel"), "model", "'meta-prior'"),
+    _b("libo-beta-word", lambda: libo(SPACE, [], beta="big"), "beta", "'theory'"),
+    _b(
+        "libo-theory-fixed",
+        lambda: libo(SPACE, [], beta="theory", hyperparameters="fixed"),
+        "beta",
+        "needs hyperparameters='map'",
+    ),
 ]
 
 

@@ -38,7 +38,7 @@ from kernelbandits.metalearning.kgl import BaseKernels, KernelEstimate, MetaKGL
 from kernelbandits.outcome import SD_FLOOR, standardize
 from kernelbandits.policies.base import Policy
 from kernelbandits.policies.gp import GPEI, GPUCB
-from kernelbandits.recipes.base import Prepared, check_domain
+from kernelbandits.recipes.base import Prepared, beta_width, check_beta, check_domain
 from kernelbandits.recipes.gp import gp
 from kernelbandits.recipes.observations import Observations, as_observations
 from kernelbandits.regression.fit_cache import fit_key, memoised
@@ -184,7 +184,7 @@ def family_prior(meta: MetaKernel, space: SearchSpace) -> HyperPrior | None:
 class LIBOOptions:
     """The settings of :func:`libo` (see there), checked on construction."""
 
-    beta: float = 2.0
+    beta: float | str = 2.0
     base_kernels: Callable[[SearchSpace], BaseKernels] | None = None
     penalty: float = 0.2
     omega: float = 0.25
@@ -194,8 +194,14 @@ class LIBOOptions:
     model: Model = "meta-prior"
 
     def __post_init__(self) -> None:
-        for name in ("penalty", "omega", "noise_var", "beta"):
+        for name in ("penalty", "omega", "noise_var"):
             object.__setattr__(self, name, check_positive(getattr(self, name), name))
+        object.__setattr__(self, "beta", check_beta(self.beta))
+        if self.beta == "theory" and self.hyperparameters == "fixed":
+            raise ValueError(
+                "beta='theory' (the IGP-UCB schedule) needs hyperparameters='map'; with "
+                "'fixed' give beta as a number"
+            )
         if self.base_kernels is not None and not callable(self.base_kernels):
             raise ValueError(
                 "base_kernels must be a callable space -> BaseKernels (e.g. SEDictionary) or "
@@ -215,7 +221,7 @@ def libo(
     space: SearchSpace,
     previous_studies: Sequence[object],
     *,
-    beta: float = 2.0,
+    beta: float | str = 2.0,
     base_kernels: Callable[[SearchSpace], BaseKernels] | None = None,
     penalty: float = 0.2,
     omega: float = 0.25,
@@ -233,7 +239,8 @@ def libo(
         :class:`~kernelbandits.campaign.Trial` (maximised) or
         :class:`~kernelbandits.recipes.Observations`, with configurations in ``space``. Tasks
         with fewer than 2 completed evaluations carry no information and are left out.
-    beta : GP-UCB's constant width (``acquisition="ucb"``).
+    beta : GP-UCB's constant width (``acquisition="ucb"``); ``"theory"`` (IGP-UCB's schedule,
+        :func:`~kernelbandits.recipes.beta_width`) only with ``hyperparameters="map"``.
     base_kernels : ``space -> BaseKernels`` (``None``:
         :class:`~kernelbandits.metalearning.dictionaries.SEDictionary`).
     penalty, omega : META-KGL's group-lasso weight and selection threshold ``omega sqrt(s)``.
@@ -278,7 +285,7 @@ class LIBORecipe:
                 return recipe.prepare(X, values, seed)
             X_done = np.asarray(X, dtype=float).reshape(-1, space.dim)
             kernel, noise_var = fit_scale(kernel, X_done, values)
-        beta, acquisition = o.beta, o.acquisition
+        beta, acquisition = beta_width(o.beta, noise_var), o.acquisition
         optimizer = BoxOptimizer(projection=None if space.is_continuous else space.snap_rows)
 
         def factory(domain: Domain, policy_seed: int) -> Policy:

@@ -272,7 +272,7 @@ class LIBOSampler(RecipeSampler):
         *,
         seed: int | None = None,
         n_trials: int,
-        beta: float = 2.0,
+        beta: float | str = 2.0,
         base_kernels: Callable[[SearchSpace], BaseKernels] | None = None,
         penalty: float = 0.2,
         omega: float = 0.25,
