@@ -86,6 +86,8 @@ API_MODULES = [
     "kernelbandits.metalearning",
     "kernelbandits.quantum",
     "kernelbandits.campaign",
+    "kernelbandits.recipes",
+    "kernelbandits.outcome",
     "kernelbandits.integrations.optuna",
     "kernelbandits.experiments",
     "kernelbandits.report",

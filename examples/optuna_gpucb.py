@@ -1,4 +1,4 @@
-"""Tune an SVM with Optuna; proposals by kernelbandits' GPUCBSampler (EI on a fitted GP).
+"""Tune an SVM with Optuna; proposals by kernelbandits' GPBOSampler (EI on a fitted GP).
 
 Searches ``C`` and ``gamma`` (log-scaled floats) and the kernel (categorical) of a
 scikit-learn ``SVC`` on the breast-cancer data set, scoring 3-fold cross-validated accuracy.
@@ -22,7 +22,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from kernelbandits.integrations.optuna import (
-    GPUCBSampler,
+    GPBOSampler,
     complete_trials,
     fail_stale_running_trials,
 )
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> float:
         study_name="svc-breast-cancer",
         storage=args.storage,
         direction="maximize",
-        sampler=GPUCBSampler(seed=args.seed),
+        sampler=GPBOSampler(seed=args.seed),
         load_if_exists=True,
     )
     # a previous run killed mid-trial leaves a RUNNING trial; fail it so the sampler ignores it

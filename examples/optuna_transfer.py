@@ -1,7 +1,7 @@
 """Transfer hyperparameter tuning between related data sets with DeltaBOSampler.
 
 Study 1 tunes an SVC (``C``, ``gamma``: log-scaled floats) on a *source* data set with
-GPUCBSampler; study 2 tunes the same model on a related *target* data set with
+GPBOSampler; study 2 tunes the same model on a related *target* data set with
 ``DeltaBOSampler(source=study1)``, which starts from what study 1 learnt and models only the
 difference between the two tasks (Lin et al., DeltaBO). The two data sets are two overlapping
 subsets of scikit-learn's breast-cancer data (60 % of the rows shared, the rest split between
@@ -27,7 +27,7 @@ from sklearn.svm import SVC
 
 from kernelbandits.integrations.optuna import (
     DeltaBOSampler,
-    GPUCBSampler,
+    GPBOSampler,
     complete_trials,
     fail_stale_running_trials,
 )
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> float:
         study_name="svc-source",
         storage=args.storage,
         direction="maximize",
-        sampler=GPUCBSampler(seed=args.seed),
+        sampler=GPBOSampler(seed=args.seed),
         load_if_exists=True,
     )
     fail_stale_running_trials(source)

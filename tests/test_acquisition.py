@@ -17,10 +17,11 @@ from kernelbandits.acquisition import (
     maximize_acquisition,
     ucb_score,
 )
-from kernelbandits.campaign import Campaign, gp, map_fit
+from kernelbandits.campaign import Campaign
 from kernelbandits.domains import Box, Grid
 from kernelbandits.kernels import RBF, Matern
 from kernelbandits.policies import BKB, GPEI, GPPI, GPTS, GPUCB, DeltaBO
+from kernelbandits.recipes import gp, map_fit
 from kernelbandits.regression import GPPosterior
 from kernelbandits.space import Float, Int, SearchSpace
 
@@ -149,13 +150,13 @@ def test_box_optimizer_respects_the_projection() -> None:
 
 
 def test_map_fit_chain_is_a_pure_function_of_the_data() -> None:
-    from kernelbandits import campaign as module
+    from kernelbandits.regression import fit_cache
 
     rng = np.random.default_rng(4)
     X = rng.random((27, 3))
     y = np.cos(4 * X[:, 0]) + 0.1 * X[:, 1]
     warm = [map_fit(X[:n], y[:n], seed=7) for n in (5, 12, 24, 27)][-1]
-    module._FITS.clear()  # a fresh process: the chain is recomputed from its first fit
+    fit_cache.clear()  # a fresh process: the chain is recomputed from its first fit
     cold = map_fit(X, y, seed=7)
     np.testing.assert_array_equal(warm[0].theta, cold[0].theta)
     assert warm[1] == cold[1]
@@ -184,7 +185,7 @@ def test_campaign_default_gp_learns_and_proposes_valid_integers(acquisition) -> 
 def test_yeo_johnson_matches_scipy_and_warping_keeps_the_order() -> None:
     from scipy.stats import yeojohnson
 
-    from kernelbandits.campaign import standardize, warp_values, yeo_johnson, yeo_johnson_lambda
+    from kernelbandits.outcome import standardize, warp_values, yeo_johnson, yeo_johnson_lambda
 
     rng = np.random.default_rng(5)
     samples = [rng.normal(size=100), rng.lognormal(size=100), -rng.lognormal(sigma=2, size=60)]

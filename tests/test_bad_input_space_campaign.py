@@ -15,17 +15,11 @@ import pytest
 
 from _bad_input import Bad, Subject, assert_rejected, params
 from _repo import promised_cases
-from kernelbandits.campaign import (
-    Campaign,
-    Trial,
-    bkb,
-    gp,
-    gp_ucb,
-    policy_seed,
-    standardize,
-    warp_values,
-)
+from kernelbandits._random import policy_seed
+from kernelbandits.campaign import Campaign, Trial
+from kernelbandits.outcome import standardize, warp_values
 from kernelbandits.policies import RandomPolicy
+from kernelbandits.recipes import bkb, deltabo, gp, gp_ucb, libo
 from kernelbandits.space import Categorical, Float, Int, SearchSpace
 
 NAN, INF = float("nan"), float("inf")
@@ -222,10 +216,32 @@ CONSTRUCTORS = [
     _b("policy-seed-negative", lambda: policy_seed(-1, 3), "seed", ALLOWED_SEED),
     _b("policy-seed-str", lambda: policy_seed("0", 3), "seed", ALLOWED_SEED),
     _b("policy-seed-n-trials", lambda: policy_seed(0, -1), "n_trials", "integer >= 0"),
+    _b("deltabo-source-str", lambda: deltabo(SPACE, "old"), "source", "Campaign, a sequence"),
+    _b("deltabo-source-empty", lambda: deltabo(SPACE, []), "source", "no completed"),
+    _b("deltabo-tau-0", lambda: deltabo(SPACE, _SOURCE, tau=0.0), "tau", FINITE_POSITIVE),
+    _b("deltabo-model", lambda: deltabo(SPACE, _SOURCE, model="alg1"), "model", "'joint'"),
+    _b("libo-studies-str", lambda: libo(SPACE, "old"), "previous_studies", "sequence"),
+    _b("libo-penalty-0", lambda: libo(SPACE, [], penalty=0.0), "penalty", FINITE_POSITIVE),
+    _b("libo-model", lambda: libo(SPACE, [], model="kernel"), "model", "'meta-prior'"),
+    _b("libo-beta-word", lambda: libo(SPACE, [], beta="big"), "beta", "'theory'"),
+    _b(
+        "libo-theory-fixed",
+        lambda: libo(SPACE, [], beta="theory", hyperparameters="fixed"),
+        "beta",
+        "needs hyperparameters='map'",
+    ),
 ]
 
 
 # -- the campaign's methods -------------------------------------------------------------------
+def _source() -> list[Trial]:
+    rng = np.random.default_rng(0)
+    return [Trial(i, SPACE.sample(1, rng)[0], float(i)) for i in range(3)]
+
+
+_SOURCE = _source()
+
+
 def _campaign(**options: Any) -> Campaign:
     """A campaign with random initial asks (no model: fast) after three asks, the first two
     told: trial 2 is pending."""

@@ -5,8 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from kernelbandits.campaign import Campaign, Trial, bkb, gp_ucb, policy_seed
+from kernelbandits._random import policy_seed
+from kernelbandits.campaign import Campaign, Trial
 from kernelbandits.policies.base import RandomPolicy
+from kernelbandits.recipes import bkb, gp_ucb
 from kernelbandits.space import Categorical, Float, Int, SearchSpace
 
 LINE = SearchSpace([Float("x", 0.0, 1.0)])
@@ -244,7 +246,7 @@ def test_extreme_values_never_break_a_study(huge) -> None:
 
 
 def test_standardize_is_exact_in_range_and_scales_outside_it() -> None:
-    from kernelbandits.campaign import standardize
+    from kernelbandits.outcome import standardize
 
     y = np.array([3.0, -1.0, 2.5, 7.0])
     z, mean, sd = standardize(y)
@@ -256,3 +258,43 @@ def test_standardize_is_exact_in_range_and_scales_outside_it() -> None:
     assert mb == pytest.approx(mean * 1e300, rel=1e-12) and sb == pytest.approx(sd * 1e300)
     with pytest.raises(ValueError, match="finite"):
         standardize([1.0, np.inf])
+
+
+def test_n_initial_is_the_deprecated_spelling_of_n_init():
+    from kernelbandits.space import Float, SearchSpace
+
+    space = SearchSpace([Float("x", 0.0, 1.0)])
+    with pytest.warns(DeprecationWarning, match="n_init="):
+        campaign = Campaign(space, n_initial=3)
+    assert campaign.n_init == 3
+    with pytest.raises(TypeError, match="n_init= only"):
+        Campaign(space, n_init=2, n_initial=3)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gp",
+        "gp_ucb",
+        "bkb",
+        "map_fit",
+        "check_beta",
+        "standardize",
+        "warp_values",
+        "yeo_johnson",
+        "yeo_johnson_lambda",
+        "fit_key",
+        "memoised",
+        "policy_seed",
+        "PolicyFactory",
+    ],
+)
+def test_moved_names_stay_importable_from_campaign_with_a_warning(name):
+    import importlib
+
+    import kernelbandits.campaign as campaign_module
+
+    where = campaign_module._MOVED[name]
+    with pytest.warns(DeprecationWarning, match=f"moved to {where}"):
+        old = getattr(campaign_module, name)
+    assert old is getattr(importlib.import_module(where), name)

@@ -1,8 +1,8 @@
 """
-Optuna: GPUCBSampler and TPE on your objective
+Optuna: GPBOSampler and TPE on your objective
 ==============================================
 
-``kernelbandits.integrations.optuna.GPUCBSampler`` drives an Optuna study with a kernelbandits
+``kernelbandits.integrations.optuna.GPBOSampler`` drives an Optuna study with a kernelbandits
 policy: by default expected improvement on a GP whose hyperparameters are fitted by type-II MAP,
 rebuilt from the study's trials at every proposal (so a study resumed from its storage continues
 exactly). Here it runs side by side with Optuna's own ``TPESampler`` and a random search, 25
@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import optuna
 
-from kernelbandits.integrations.optuna import GPUCBSampler
+from kernelbandits.integrations.optuna import GPBOSampler
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 BRANIN_MIN = 0.397887
@@ -47,7 +47,7 @@ def objective(trial):
 # -------------------------------
 # Every sampler gets the same seed and the same budget.
 samplers = {
-    "GPUCBSampler (kernelbandits)": GPUCBSampler(seed=0),
+    "GPBOSampler (kernelbandits)": GPBOSampler(seed=0),
     "TPESampler (Optuna)": optuna.samplers.TPESampler(seed=0),
     "RandomSampler": optuna.samplers.RandomSampler(seed=0),
 }
@@ -62,7 +62,7 @@ for name, sampler in samplers.items():
 # %%
 # The regret of the best value so far, ``min_{s <= t} f(x_s) - f*`` (log scale), and where each
 # sampler looked (the contours are the objective's; the stars are its three minima). Optuna's
-# samplers share their first 10 trials, drawn at random from the same seed; ``GPUCBSampler``
+# samplers share their first 10 trials, drawn at random from the same seed; ``GPBOSampler``
 # draws 5 random trials of its own, then uses its model.
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
 trials = np.arange(1, n_trials + 1)
@@ -91,5 +91,5 @@ fig.tight_layout()
 # Checks: the kernelbandits sampler gets within 0.05 of the minimum in 25 trials, and every
 # model-based sampler beats random search.
 best = {name: study.best_value for name, study in studies.items()}
-assert best["GPUCBSampler (kernelbandits)"] - BRANIN_MIN < 0.05
+assert best["GPBOSampler (kernelbandits)"] - BRANIN_MIN < 0.05
 assert all(best[name] < best["RandomSampler"] for name in best if name != "RandomSampler")

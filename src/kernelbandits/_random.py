@@ -9,6 +9,8 @@ from typing import Literal, overload
 
 import numpy as np
 
+from kernelbandits._validation import check_count
+
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 
 
@@ -62,3 +64,17 @@ def check_int_seed(seed: object, name: str = "seed", allow_none: bool = False) -
             f"so far); got {seed!r} ({type(seed).__name__})"
         )
     return int(seed)
+
+
+def policy_seed(seed: int, n_trials: int) -> int:
+    """The seed of the policy a campaign (or an Optuna sampler) rebuilds for the ask that
+    follows ``n_trials`` trials: ``SeedSequence([seed, n_trials, 1])``'s first word."""
+    seed = check_int_seed(seed)
+    n_trials = check_count(n_trials, "n_trials", minimum=0)
+    return int(np.random.SeedSequence([seed, n_trials, 1]).generate_state(1)[0])
+
+
+def initial_rng(seed: int, n_trials: int) -> np.random.Generator:
+    """The generator of a campaign's random initial ask after ``n_trials`` trials,
+    ``SeedSequence([seed, n_trials, 0])``."""
+    return np.random.default_rng(np.random.SeedSequence([seed, n_trials, 0]))

@@ -25,6 +25,8 @@ MODULES = (
     "kernelbandits.domains",
     "kernelbandits.acquisition",
     "kernelbandits.campaign",
+    "kernelbandits.recipes",
+    "kernelbandits.outcome",
     "kernelbandits.space",
     "kernelbandits.integrations.optuna",
     "kernelbandits.problems",

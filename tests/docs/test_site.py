@@ -31,6 +31,8 @@ PUBLIC_MODULES = [
     "kernelbandits.metalearning",
     "kernelbandits.quantum",
     "kernelbandits.campaign",
+    "kernelbandits.recipes",
+    "kernelbandits.outcome",
     "kernelbandits.integrations.optuna",
     "kernelbandits.experiments",
     "kernelbandits.report",

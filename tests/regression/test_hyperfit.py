@@ -186,7 +186,8 @@ def test_schedule_point() -> None:
 
 
 def test_campaign_with_map_hyperparameters_learns_the_irrelevant_input_and_resumes() -> None:
-    from kernelbandits.campaign import Campaign, gp_ucb
+    from kernelbandits.campaign import Campaign
+    from kernelbandits.recipes import gp_ucb
     from kernelbandits.space import Float, SearchSpace
 
     space = SearchSpace([Float("a", 0.0, 1.0), Float("b", 0.0, 1.0), Float("c", 0.0, 1.0)])

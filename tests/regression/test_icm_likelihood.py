@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
-from kernelbandits import campaign
-from kernelbandits.campaign import icm_map_fit
 from kernelbandits.kernels import Matern
+from kernelbandits.regression import fit_cache
+from kernelbandits.regression.hyperparameters import ICMMaximumAPosteriori
 from kernelbandits.regression.icm_likelihood import (
     ICMFit,
     ICMParameters,
@@ -160,14 +160,14 @@ def test_fit_is_seeded_and_warm_started():
 def test_chain_is_a_pure_function_of_the_data():
     X, Y = _icm_sample(np.array([[1.0, 0.8], [0.8, 1.0]]), 0.3, t=12, d=2, seed=3)
     Y = Y * np.array([3.0, 0.01]) + np.array([5.0, -1.0])  # any scale: prefixes standardised
-    warm = [icm_map_fit(X[:n], Y[:n], seed=7) for n in (5, 9, 12)][-1]
-    campaign._FITS.clear()  # a fresh process recomputes the chain from its first fit
-    cold = icm_map_fit(X, Y, seed=7)
+    warm = [ICMMaximumAPosteriori().fit_history(X[:n], Y[:n], seed=7) for n in (5, 9, 12)][-1]
+    fit_cache.clear()  # a fresh process recomputes the chain from its first fit
+    cold = ICMMaximumAPosteriori().fit_history(X, Y, seed=7)
     assert warm is not None and cold is not None
     np.testing.assert_array_equal(warm.task_matrix, cold.task_matrix)
     np.testing.assert_array_equal(warm.lengthscale, cold.lengthscale)
     assert warm.noise_var == cold.noise_var
-    assert icm_map_fit(X[:1], Y[:1], seed=7) is None  # nothing to fit
+    assert ICMMaximumAPosteriori().fit_history(X[:1], Y[:1], seed=7) is None  # nothing to fit
 
 
 # -- MultiTaskSampler (needs Optuna: only these tests skip without it) ---------------------------
@@ -221,7 +221,7 @@ def test_map_hyperparameters_are_deterministic_for_a_seed():
     from kernelbandits.integrations.optuna import MultiTaskSampler
 
     first = _params(MultiTaskSampler(seed=3, n_startup_trials=3))
-    campaign._FITS.clear()  # as in a fresh process
+    fit_cache.clear()  # as in a fresh process
     again = _params(MultiTaskSampler(seed=3, n_startup_trials=3))
     assert first == again
     assert first[:3] == BEFORE_MAP[:3]  # the random startup trials

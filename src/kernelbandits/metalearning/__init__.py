@@ -1,5 +1,7 @@
-"""Meta-learning across tasks: META-KGL and F-META-KGL (Schur et al. 2023)."""
+"""Meta-learning across tasks: META-KGL and F-META-KGL (Schur et al. 2023), and the
+dictionaries of base kernels they select from on a search space."""
 
+from kernelbandits.metalearning.dictionaries import CosineDictionary, SEDictionary
 from kernelbandits.metalearning.kgl import (
     BaseKernels,
     FMetaKGL,
@@ -13,9 +15,11 @@ from kernelbandits.metalearning.kgl import (
 
 __all__ = [
     "BaseKernels",
+    "CosineDictionary",
     "FMetaKGL",
     "KernelEstimate",
     "MetaKGL",
+    "SEDictionary",
     "fit_group_lasso",
     "group_lasso",
     "group_norms",

@@ -19,6 +19,7 @@ from kernelbandits.regression.gp import (
 )
 from kernelbandits.regression.hyperparameters import (
     HyperparameterLearner,
+    ICMMaximumAPosteriori,
     MaximumAPosteriori,
     MaximumLikelihood,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "GridTracked",
     "GridTracking",
     "HyperparameterLearner",
+    "ICMMaximumAPosteriori",
     "JointPosterior",
     "MaximumAPosteriori",
     "MaximumLikelihood",

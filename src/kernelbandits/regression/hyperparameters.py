@@ -20,19 +20,32 @@ Schedules (``refit_every``): a number ``k`` (after every ``k``-th observation) o
 ``"geometric"`` (:func:`~kernelbandits.regression.likelihood.schedule_point`: every observation
 up to 20, then each time their number has grown by 20 %).
 
+A policy calls its learner as it goes (:meth:`HyperparameterLearner.fit` when
+:meth:`~HyperparameterLearner.due`). A campaign, an Optuna sampler and every recipe
+(:mod:`kernelbandits.recipes`) are pure functions of their history and rebuild their model at
+each ask: they call :meth:`HyperparameterLearner.fit_history`, the same learner run along the
+history (one fit per due prefix, each warm-started from the previous one and seeded by the
+prefix length, each prefix's values put through an outcome transform of
+:mod:`kernelbandits.outcome`), memoised by :mod:`~kernelbandits.regression.fit_cache`.
+:class:`ICMMaximumAPosteriori` does the same for the multi-task ICM model.
+
 The paper experiments keep the papers' fixed hyperparameters; a learner is what a user's own
 problem usually wants (see the guide).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
 
 from kernelbandits._validation import FloatArray, check_count
 from kernelbandits.kernels import Kernel
+from kernelbandits.outcome import Standardize
+from kernelbandits.regression.fit_cache import fit_key, refit_chain
+from kernelbandits.regression.icm_likelihood import ICMFit, fit_icm_map
 from kernelbandits.regression.likelihood import (
     HyperPrior,
     fit_hyperparameters,
@@ -43,8 +56,10 @@ from kernelbandits.regression.likelihood import (
 __all__ = [
     "Estimator",
     "HyperparameterLearner",
+    "ICMMaximumAPosteriori",
     "MaximumAPosteriori",
     "MaximumLikelihood",
+    "PrefixTransform",
     "RefitEvery",
     "check_learner",
 ]
@@ -65,6 +80,19 @@ def _check_refit_every(refit_every: object) -> RefitEvery:
 #: ``(kernel, X (t, d), y (t,), noise_var, seed=rng) -> (kernel, noise_var)``: one fit, warm
 #: started from the given kernel and noise
 Estimator = Callable[..., tuple[Kernel, float]]
+
+#: an outcome transform of :mod:`kernelbandits.outcome` (``fit_transform(y (k,)) -> (k,)``)
+#: applied to each prefix of a history before it is fitted, e.g. ``Standardize()``, ``Warp()``
+PrefixTransform = Any
+
+
+def _due(refit_every: RefitEvery, t: int) -> bool:
+    """Whether to refit after the ``t``-th observation (never before two)."""
+    if t < 2:
+        return False
+    if refit_every == "geometric":
+        return schedule_point(t) == t
+    return t % int(refit_every) == 0
 
 
 class HyperparameterLearner:
@@ -87,11 +115,7 @@ class HyperparameterLearner:
 
     def due(self, t: int) -> bool:
         """Whether to refit after the ``t``-th observation (never before two)."""
-        if t < 2:
-            return False
-        if self.refit_every == "geometric":
-            return schedule_point(t) == t
-        return t % int(self.refit_every) == 0
+        return _due(self.refit_every, t)
 
     def fit(
         self,
@@ -104,6 +128,46 @@ class HyperparameterLearner:
         """The refitted ``(kernel, noise_var)`` for data ``X (t, d)``, ``y (t,)``, starting
         from the current ones; random restarts draw from ``rng`` (the policy's)."""
         return self.estimator(kernel, X, y, noise_var, seed=rng)
+
+    def fit_history(
+        self,
+        start: tuple[Kernel, float],
+        X: FloatArray,
+        y: FloatArray,
+        seed: int,
+        outcome: PrefixTransform = None,
+        key: tuple[str, Sequence[float]] | None = None,
+    ) -> tuple[Kernel, float]:
+        """The ``(kernel, noise_var)`` for a whole history ``X (n, d)``, ``y (n,)`` as a pure
+        function of it: the fit on its first ``m`` observations, ``m`` the last due prefix
+        length, made by a chain of :meth:`fit` calls, one per due ``k <= m`` (``k >= 2``), the
+        first from ``start``, each later one warm-started from the one before; the fit of
+        prefix ``k`` sees ``outcome.fit_transform(y[:k])`` (``None``: :class:`Standardize`, so
+        values of any scale) and draws its restarts from ``SeedSequence([seed, k])``.
+
+        Fits are memoised in-process (:mod:`~kernelbandits.regression.fit_cache`) under
+        ``key = (tag, numbers)``, the name of everything the fit depends on besides the data
+        (``None``: not memoised). ``start`` when no prefix is due (``n < 2``).
+        """
+        transform = Standardize() if outcome is None else outcome
+        points = [k for k in range(2, int(y.size) + 1) if self.due(k)]
+
+        def fit(k: int, previous: tuple[Kernel, float] | None) -> tuple[Kernel, float]:
+            kernel, noise = previous or start
+            y_k = transform.fit_transform(y[:k])
+            return self.fit(kernel, X[:k], y_k, noise, np.random.SeedSequence([seed, k]))  # type: ignore[arg-type]
+
+        if key is None:
+            state: tuple[Kernel, float] | None = start
+            for k in points:
+                state = fit(k, state)
+            return state or start
+        tag, numbers = key
+
+        def name(k: int) -> bytes:
+            return fit_key(tag, [X[:k], y[:k]], [seed, *numbers])
+
+        return refit_chain(points, name, fit) or start
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(refit_every={self.refit_every!r})"
@@ -137,6 +201,54 @@ class MaximumAPosteriori(HyperparameterLearner):
         self.prior = prior
         self.n_starts = check_count(n_starts, "n_starts", 0)
         super().__init__(partial(fit_map, prior=prior, n_starts=self.n_starts), refit_every)
+
+
+class ICMMaximumAPosteriori:
+    """Type-II MAP of the multi-task ICM model's hyperparameters
+    (:func:`~kernelbandits.regression.icm_likelihood.fit_icm_map`: ARD lengthscales, the task
+    matrix ``B = W W^T + diag(kappa)`` of rank ``rank``, the noise) along a history, on the
+    refit schedule ``refit_every`` (as :class:`HyperparameterLearner`). With ``task_matrix``
+    given, ``B`` is fixed and only the lengthscales and the noise are fitted."""
+
+    def __init__(
+        self,
+        rank: int = 1,
+        task_matrix: FloatArray | None = None,
+        refit_every: RefitEvery = "geometric",
+    ) -> None:
+        self.rank = check_count(rank, "rank", 1)
+        self.task_matrix = task_matrix
+        self.refit_every = _check_refit_every(refit_every)
+
+    def due(self, t: int) -> bool:
+        """Whether to refit after the ``t``-th observation (never before two)."""
+        return _due(self.refit_every, t)
+
+    def fit_history(self, X: FloatArray, Y: FloatArray, seed: int) -> ICMFit | None:
+        """The fit for vector observations ``X (n, d)``, ``Y (n, k)`` (any scale: each prefix
+        is standardised column by column): a chain of fits on the due prefixes, the first from
+        :meth:`ICMFit.initial`, each later one from the fit before and from 4 draws of the prior
+        (seeded by ``(seed, prefix length)``), memoised as
+        :meth:`HyperparameterLearner.fit_history`. ``None`` when ``n < 2``."""
+        fixed = [] if self.task_matrix is None else [self.task_matrix]
+        standardize = Standardize()
+
+        def fit(k: int, previous: ICMFit | None) -> ICMFit:
+            Y_k = np.column_stack([standardize.fit_transform(col) for col in Y[:k].T])
+            return fit_icm_map(
+                X[:k],
+                Y_k,
+                previous,
+                rank=self.rank,
+                task_matrix=self.task_matrix,
+                seed=np.random.SeedSequence([seed, k]),
+            )
+
+        def key(k: int) -> bytes:
+            return fit_key("icm", [X[:k], Y[:k], *fixed], [seed, self.rank])
+
+        points = [k for k in range(2, int(Y.shape[0]) + 1) if self.due(k)]
+        return refit_chain(points, key, fit)
 
 
 def check_learner(learner: object) -> HyperparameterLearner | None:

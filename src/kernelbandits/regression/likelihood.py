@@ -188,7 +188,7 @@ class HyperPrior:
       ``sqrt(d)`` as distances in the box do, the argument of Hvarfner, Hellsten & Nardi (2024)
       for the prior BoTorch uses, ``log l ~ N(sqrt(2) + log(d) / 2, 3)``; but BoTorch's median
       (``4.1 sqrt(d)``, 10 in 6 dimensions) is far longer and its spread wide. Measured with
-      :class:`~kernelbandits.integrations.optuna.GPUCBSampler` on Hartmann-6 (3 seeds, 40
+      :class:`~kernelbandits.integrations.optuna.GPBOSampler` on Hartmann-6 (3 seeds, 40
       trials): with BoTorch's prior the fit on the first 10-20 trials declared three of the six
       inputs irrelevant (``l ~ 20``), and the acquisition then sat in the corners of those
       inputs (median regret 0.5-1.4); with this prior 0.15-0.2. Optuna's ``GPSampler`` pulls

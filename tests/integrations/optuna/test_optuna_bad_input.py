@@ -1,5 +1,5 @@
 """The bad-input table of the Optuna samplers (issue 23, item 1): the constructors of
-GPUCBSampler, DeltaBOSampler, LIBOSampler and MultiTaskSampler, their use inside a study (the
+GPBOSampler, DeltaBOSampler, LIBOSampler and MultiTaskSampler, their use inside a study (the
 wrong kind of study, a source or a family that does not match, a task matrix of the wrong size)
 and the module's helpers.
 
@@ -29,7 +29,7 @@ from optuna.trial import TrialState, create_trial  # noqa: E402
 from kernelbandits.integrations.optuna import (  # noqa: E402
     CosineDictionary,
     DeltaBOSampler,
-    GPUCBSampler,
+    GPBOSampler,
     LIBOSampler,
     MultiTaskSampler,
     SEDictionary,
@@ -94,7 +94,7 @@ def _observe(study: Any) -> Any:
         (t.number, t.state, t.params, t.values) for t in study.trials if t.state != TrialState.FAIL
     ]
     startup = {"seed": 0, "n_startup_trials": 100}
-    valid = GPUCBSampler(**startup) if len(study.directions) == 1 else MultiTaskSampler(**startup)
+    valid = GPBOSampler(**startup) if len(study.directions) == 1 else MultiTaskSampler(**startup)
     study.sampler = valid
     trial = study.ask(DISTS)
     return kept, trial.params, dict(study.user_attrs)
@@ -156,59 +156,59 @@ def _seed_cases(prefix: str, make: Any) -> list[Bad]:
 
 
 GPUCB = [
-    *_seed_cases("gpucb", lambda s: GPUCBSampler(seed=s)),
-    _b("gpucb-beta-str", lambda: GPUCBSampler(beta="2"), "beta", "positive number or 'theory'"),
-    _b("gpucb-beta-zero", lambda: GPUCBSampler(beta=0.0), "beta", "positive number or 'theory'"),
-    _b("gpucb-beta-nan", lambda: GPUCBSampler(beta=NAN), "beta", "positive number or 'theory'"),
-    _b("gpucb-beta-list", lambda: GPUCBSampler(beta=[2.0]), "beta", "positive number or 'theo"),
-    _b("gpucb-beta-bool", lambda: GPUCBSampler(beta=True), "beta", "positive number or 'theo"),
-    _b("gpucb-startup-0", lambda: GPUCBSampler(n_startup_trials=0), "n_startup_trials", ">= 1"),
+    *_seed_cases("gpucb", lambda s: GPBOSampler(seed=s)),
+    _b("gpucb-beta-str", lambda: GPBOSampler(beta="2"), "beta", "positive number or 'theory'"),
+    _b("gpucb-beta-zero", lambda: GPBOSampler(beta=0.0), "beta", "positive number or 'theory'"),
+    _b("gpucb-beta-nan", lambda: GPBOSampler(beta=NAN), "beta", "positive number or 'theory'"),
+    _b("gpucb-beta-list", lambda: GPBOSampler(beta=[2.0]), "beta", "positive number or 'theo"),
+    _b("gpucb-beta-bool", lambda: GPBOSampler(beta=True), "beta", "positive number or 'theo"),
+    _b("gpucb-startup-0", lambda: GPBOSampler(n_startup_trials=0), "n_startup_trials", ">= 1"),
     _b(
         "gpucb-startup-str",
-        lambda: GPUCBSampler(n_startup_trials="5"),
+        lambda: GPBOSampler(n_startup_trials="5"),
         "n_startup_trials",
         "integer >= 1",
     ),
     _b(
         "gpucb-startup-float",
-        lambda: GPUCBSampler(n_startup_trials=2.5),
+        lambda: GPBOSampler(n_startup_trials=2.5),
         "n_startup_trials",
         "integer >= 1",
     ),
     _b(
         "gpucb-startup-bool",
-        lambda: GPUCBSampler(n_startup_trials=True),
+        lambda: GPBOSampler(n_startup_trials=True),
         "n_startup_trials",
         "integer >= 1",
     ),
-    _b("gpucb-policy", lambda: GPUCBSampler(policy="ucb"), "policy", "'gp-ucb' or 'bkb'"),
+    _b("gpucb-policy", lambda: GPBOSampler(policy="ucb"), "policy", "'gp-ucb' or 'bkb'"),
     _b(
         "gpucb-hyperparameters",
-        lambda: GPUCBSampler(hyperparameters="learned"),
+        lambda: GPBOSampler(hyperparameters="learned"),
         "hyperparameters",
         "'fixed' or 'map'",
     ),
     _b(
         "gpucb-acquisition",
-        lambda: GPUCBSampler(acquisition="pi"),
+        lambda: GPBOSampler(acquisition="pi"),
         "acquisition",
         "'ucb', 'ei' or 'ts'",
     ),
     _b(
         "gpucb-output-warping",
-        lambda: GPUCBSampler(output_warping="yes"),
+        lambda: GPBOSampler(output_warping="yes"),
         "output_warping",
         "True or False",
     ),
     _b(
         "gpucb-independent-sampler",
-        lambda: GPUCBSampler(independent_sampler="random"),
+        lambda: GPBOSampler(independent_sampler="random"),
         "independent_sampler",
         r"BaseSampler\) or None",
     ),
     _b(
         "gpucb-positional",
-        lambda: GPUCBSampler(0),
+        lambda: GPBOSampler(0),
         "positional",
         "takes 1 positional argument",
         TypeError,
@@ -547,7 +547,7 @@ IN_A_STUDY = [
     _s(
         "gpucb-in-a-multiobjective-study",
         MULTI,
-        lambda: GPUCBSampler(seed=0),
+        lambda: GPBOSampler(seed=0),
         "study",
         "single-objective studies only",
     ),
@@ -649,7 +649,7 @@ def test_a_bad_input_is_a_clear_error_and_changes_nothing(case: Bad) -> None:
 def test_the_observed_state_can_tell_a_changed_study() -> None:
     """A trial that is stored (even one left RUNNING) changes what is observed."""
     a, b = _study(), _study()
-    _optimize(a, GPUCBSampler(seed=0))
+    _optimize(a, GPBOSampler(seed=0))
     assert _observe(a) != _observe(b)
     a, b = _study(), _study()
     a.ask()  # a RUNNING trial: pending for the samplers, and it takes a slot

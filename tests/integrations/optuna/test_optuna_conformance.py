@@ -29,14 +29,14 @@ from optuna.samplers import BaseSampler  # noqa: E402
 
 from kernelbandits.integrations.optuna import (  # noqa: E402
     DeltaBOSampler,
-    GPUCBSampler,
+    GPBOSampler,
     LIBOSampler,
     MultiTaskSampler,
 )
 
 FACTORIES: dict[str, Callable[[], BaseSampler]] = {
-    "gp-ucb": lambda: GPUCBSampler(seed=0, n_startup_trials=1),
-    "gp-ucb-bkb": lambda: GPUCBSampler(policy="bkb", seed=0, n_startup_trials=1),
+    "gp-ucb": lambda: GPBOSampler(seed=0, n_startup_trials=1),
+    "gp-ucb-bkb": lambda: GPBOSampler(policy="bkb", seed=0, n_startup_trials=1),
     "libo": lambda: LIBOSampler("conformance", seed=0, n_trials=10),
     "multitask": lambda: MultiTaskSampler(seed=0, n_startup_trials=1),
 }

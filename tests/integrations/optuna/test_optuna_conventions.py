@@ -32,16 +32,17 @@ from optuna.trial import TrialState  # noqa: E402
 
 from kernelbandits.integrations.optuna import (  # noqa: E402
     DeltaBOSampler,
-    GPUCBSampler,
+    GPBOSampler,
     IndependentSamplingWarning,
     LIBOSampler,
     MultiTaskSampler,
+    RecipeSampler,
 )
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 Body = Callable[[Any], float]  # a single-objective objective: trial -> value
-N_STARTUP = 3  # startup trials of GPUCBSampler / MultiTaskSampler here (default 5)
+N_STARTUP = 3  # startup trials of GPBOSampler / MultiTaskSampler here (default 5)
 
 
 # -- the samplers ---------------------------------------------------------------------------------
@@ -92,7 +93,7 @@ class Spec:
 
 
 SPECS = [
-    Spec("gpucb", False, lambda body, seed: GPUCBSampler(seed=seed, n_startup_trials=N_STARTUP)),
+    Spec("gpucb", False, lambda body, seed: GPBOSampler(seed=seed, n_startup_trials=N_STARTUP)),
     Spec("deltabo", False, lambda body, seed: DeltaBOSampler(source_study(body), seed=seed)),
     Spec("libo", False, _libo),
     Spec(
@@ -201,7 +202,7 @@ def test_seed_is_kept_by_reseed_rng(spec: Spec) -> None:
 
     reseeded = spec.create_study(simple, seed=5)
     sampler = reseeded.sampler
-    assert isinstance(sampler, GPUCBSampler)
+    assert isinstance(sampler, RecipeSampler)
     sampler.reseed_rng()
     reseed_each_trial = [lambda study, trial: study.sampler.reseed_rng()]
     reseeded.optimize(spec.objective(simple), n_trials=8, callbacks=reseed_each_trial)

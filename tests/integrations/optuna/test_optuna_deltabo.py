@@ -14,7 +14,7 @@ from _repo import ROOT
 
 optuna = pytest.importorskip("optuna")
 
-from kernelbandits.integrations.optuna import GPUCBSampler  # noqa: E402
+from kernelbandits.integrations.optuna import GPBOSampler  # noqa: E402
 from kernelbandits.integrations.optuna._deltabo import DeltaBOSampler  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -172,12 +172,12 @@ def test_empty_and_invalid_sources_are_refused():
 
 def test_transfer_beats_no_transfer_on_a_related_pair(source_study):
     # against the same model without the source: GP-UCB with DeltaBO's fixed kernel (against
-    # GPUCBSampler's default, EI on a MAP-fitted GP, DeltaBO with its fixed kernels wins 5 of
+    # GPBOSampler's default, EI on a MAP-fitted GP, DeltaBO with its fixed kernels wins 5 of
     # 10 at 10 trials: making DeltaBO's own models learn is issue 19)
     wins = 0
     for seed in range(10):
         delta = run(DeltaBOSampler(source_study, seed=seed), n_trials=10).best_value
-        same_model = GPUCBSampler(
+        same_model = GPBOSampler(
             seed=seed, hyperparameters="fixed", acquisition="ucb", output_warping=False
         )
         plain = run(same_model, n_trials=10).best_value
@@ -260,7 +260,7 @@ def test_models_match_dense_references(model):
         Trial(i, {"a": a, "b": b}, float(v))
         for i, ((a, b), v) in enumerate(zip(Xt, vt, strict=True))
     ]
-    factory = sampler._make_policy(space, study, dists, history)
+    factory = sampler.recipe_for(space, study, dists)
     camp = Campaign.from_trials(space, history, factory, seed=0, n_init=0)
     mu, sd = camp.rebuild_policy().mean_sd(Xq)
     _, m_t, sd_t = camp.standardized_values()
@@ -289,9 +289,7 @@ def test_joint_model_is_sure_where_the_target_was_observed_and_alg1_is_not():
     sd_at = {}
     for model in ("joint", "deltabo"):
         sampler = DeltaBOSampler(source, model=model)
-        factory = sampler._make_policy(
-            space, optuna.create_study(direction="maximize"), dists, history
-        )
+        factory = sampler.recipe_for(space, optuna.create_study(direction="maximize"), dists)
         policy = Campaign.from_trials(space, history, factory, n_init=0).rebuild_policy()
         sd_at[model] = float(policy.mean_sd(np.array([[1.0, 1.0]]))[1][0])
     assert sd_at["joint"] < 0.1 * sd_at["deltabo"]

@@ -12,7 +12,7 @@ from _repo import ROOT
 
 optuna = pytest.importorskip("optuna")
 
-from kernelbandits.integrations.optuna import GPUCBSampler  # noqa: E402
+from kernelbandits.integrations.optuna import GPBOSampler  # noqa: E402
 from kernelbandits.integrations.optuna._libo import (  # noqa: E402
     FAMILY_ATTR,
     CosineDictionary,
@@ -252,9 +252,9 @@ def test_fifth_study_beats_gp_ucb_on_a_sparse_family():
         )
         libo.optimize(sparse_objective(cs[4]), n_trials=12)
         # the same GP-UCB without meta-learning: the base kernel with fixed hyperparameters
-        # (against GPUCBSampler's default type-II MAP fit LIBO wins 5 of 8: issue 19)
+        # (against GPBOSampler's default type-II MAP fit LIBO wins 5 of 8: issue 19)
         gp = optuna.create_study(
-            sampler=GPUCBSampler(seed=seed, hyperparameters="fixed"), direction="maximize"
+            sampler=GPBOSampler(seed=seed, hyperparameters="fixed"), direction="maximize"
         )
         gp.optimize(sparse_objective(cs[4]), n_trials=12)
         wins += libo.best_value > gp.best_value
@@ -355,16 +355,17 @@ def test_scale_and_noise_follow_the_study() -> None:
     the same proposals (the campaign standardises, the scale fit is on standardised values),
     and the fitted noise is small for a noiseless study."""
     from kernelbandits.campaign import Trial
-    from kernelbandits.integrations.optuna._libo import _fit_scale
     from kernelbandits.kernels import Matern
+    from kernelbandits.recipes.libo import fit_scale
 
     space = SearchSpace([Float("a", 0.0, 1.0), Float("b", 0.0, 1.0)])
     rng = np.random.default_rng(0)
     X = rng.random((20, 2))
     history = [Trial(i, {"a": a, "b": b}, float(np.sin(6 * a) + b)) for i, (a, b) in enumerate(X)]
-    scaled = [Trial(t.number, t.params, 1000.0 * float(t.value or 0.0)) for t in history]
-    k1, lam1 = _fit_scale(Matern(0.3, 1.0, nu=2.5), space, history, "maximize")
-    k2, lam2 = _fit_scale(Matern(0.3, 1.0, nu=2.5), space, scaled, "maximize")
+    X_done = np.array([space.encode(t.params) for t in history])
+    values = np.array([float(t.value or 0.0) for t in history])
+    k1, lam1 = fit_scale(Matern(0.3, 1.0, nu=2.5), X_done, values)
+    k2, lam2 = fit_scale(Matern(0.3, 1.0, nu=2.5), X_done, 1000.0 * values)
     assert lam1 == pytest.approx(lam2) and lam1 < 1e-2
     np.testing.assert_allclose(k1(X), k2(X))
 
@@ -372,7 +373,7 @@ def test_scale_and_noise_follow_the_study() -> None:
 def test_family_prior_follows_what_meta_kgl_selected() -> None:
     """``model="meta-prior"``: on the sparse family (only ``a`` matters) the lengthscale prior
     of ``a`` is centred on a selected SE lengthscale, ``b`` and ``z`` on 2.0 (irrelevant)."""
-    from kernelbandits.integrations.optuna._libo import _family_prior
+    from kernelbandits.recipes.libo import family_prior
 
     storage, _ = family_storage(4, seed=1, n_trials=25)
     sampler = LIBOSampler("f", seed=0, n_trials=15)
@@ -389,7 +390,7 @@ def test_family_prior_follows_what_meta_kgl_selected() -> None:
     space = SearchSpace(
         [Float("a", 0.0, 1.0), Float("b", 1e-3, 1.0, log=True), Float("z", -1.0, 1.0)]
     )
-    prior = _family_prior(family, space)
+    prior = family_prior(family, space)  # a FamilyKernel is the recipe's MetaKernel
     assert prior is not None
     medians = np.exp(prior.moments(3, 3)[0][:3])
     assert np.isclose(medians[0], [0.1, 0.3]).any()  # a selected SE lengthscale of ``a``

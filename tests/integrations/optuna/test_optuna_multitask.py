@@ -108,7 +108,7 @@ def test_resumed_study_proposes_the_same_as_an_uninterrupted_one(tmp_path):
 # -- refusals ------------------------------------------------------------------------------------
 def test_single_objective_study_is_refused_pointing_to_gpucb():
     study = optuna.create_study(sampler=MultiTaskSampler(seed=0))
-    with pytest.raises(ValueError, match="GPUCBSampler"):
+    with pytest.raises(ValueError, match="GPBOSampler"):
         study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
 
 

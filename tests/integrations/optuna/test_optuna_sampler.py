@@ -1,4 +1,4 @@
-"""GPUCBSampler: kernelbandits policies as an Optuna sampler (extra ``optuna``)."""
+"""GPBOSampler: kernelbandits policies as an Optuna sampler (extra ``optuna``)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from _repo import ROOT
 optuna = pytest.importorskip("optuna")
 
 from kernelbandits.integrations.optuna import (  # noqa: E402
-    GPUCBSampler,
+    GPBOSampler,
     IndependentSamplingWarning,
     fail_stale_running_trials,
 )
@@ -54,9 +54,9 @@ def complete_params(study) -> list[dict]:
 
 
 def test_seeded_runs_repeat_and_seeds_differ():
-    a = complete_params(run(GPUCBSampler(seed=1)))
-    b = complete_params(run(GPUCBSampler(seed=1)))
-    c = complete_params(run(GPUCBSampler(seed=2)))
+    a = complete_params(run(GPBOSampler(seed=1)))
+    b = complete_params(run(GPBOSampler(seed=1)))
+    c = complete_params(run(GPBOSampler(seed=2)))
     assert a == b
     assert len(a) == 12
     assert a[:5] != c[:5]  # the random startup design
@@ -64,10 +64,10 @@ def test_seeded_runs_repeat_and_seeds_differ():
 
 
 def test_minimize_and_bkb_and_theory_beta_run():
-    study = run(GPUCBSampler(seed=0, policy="bkb"), n_trials=10)
+    study = run(GPBOSampler(seed=0, policy="bkb"), n_trials=10)
     assert study.best_value > -0.5
     negated = run(
-        GPUCBSampler(seed=0, beta="theory"),
+        GPBOSampler(seed=0, beta="theory"),
         lambda t: -smooth(t),
         n_trials=10,
         direction="minimize",
@@ -76,7 +76,7 @@ def test_minimize_and_bkb_and_theory_beta_run():
 
 
 def test_mixed_space_values_inside_their_distributions():
-    study = run(GPUCBSampler(seed=3), mixed, n_trials=15)
+    study = run(GPBOSampler(seed=3), mixed, n_trials=15)
     trials = study.get_trials(states=(TrialState.COMPLETE,))
     assert len(trials) == 15
     for t in trials:
@@ -89,7 +89,7 @@ def test_mixed_space_values_inside_their_distributions():
 
 
 def test_pending_trials_are_hallucinated_so_a_batch_spreads_out():
-    study = run(GPUCBSampler(seed=0), n_trials=8)
+    study = run(GPBOSampler(seed=0), n_trials=8)
     asked = [study.ask() for _ in range(3)]  # three RUNNING trials, none told
     points = [(t.suggest_float("x", -1, 1), t.suggest_float("y", -1, 1)) for t in asked]
     assert len(set(points)) == 3
@@ -103,7 +103,7 @@ def test_dynamic_parameter_falls_back_with_a_warning():
             return -(x**2) - z
         return -(x**2)
 
-    study = optuna.create_study(direction="maximize", sampler=GPUCBSampler(seed=0))
+    study = optuna.create_study(direction="maximize", sampler=GPBOSampler(seed=0))
     with pytest.warns(IndependentSamplingWarning, match="'z'") as record:
         study.optimize(conditional, n_trials=10)
     assert sum("'z'" in str(w.message) for w in record) == 1  # once per parameter name
@@ -114,13 +114,13 @@ def test_dynamic_parameter_falls_back_with_a_warning():
 def test_startup_trials_do_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error", IndependentSamplingWarning)
-        run(GPUCBSampler(seed=0), n_trials=8)
+        run(GPBOSampler(seed=0), n_trials=8)
 
 
 def test_stepped_distributions_are_modelled_on_their_lattice():
     # the GP's proposals after startup land on the lattices and find the optimum of a separable
     # quadratic whose maximiser (x = 0.3, k = 6) lies on both lattices
-    study = optuna.create_study(direction="maximize", sampler=GPUCBSampler(seed=0))
+    study = optuna.create_study(direction="maximize", sampler=GPBOSampler(seed=0))
 
     def objective(t: optuna.Trial) -> float:
         x = t.suggest_float("x", 0.0, 1.0, step=0.1)
@@ -137,18 +137,18 @@ def test_stepped_distributions_are_modelled_on_their_lattice():
 
 
 def test_multi_objective_study_is_refused():
-    study = optuna.create_study(directions=["maximize", "minimize"], sampler=GPUCBSampler(seed=0))
+    study = optuna.create_study(directions=["maximize", "minimize"], sampler=GPBOSampler(seed=0))
     with pytest.raises(ValueError, match="MultiTaskSampler"):
         study.optimize(lambda t: (t.suggest_float("x", 0, 1), 0.0), n_trials=1)
 
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="policy"):
-        GPUCBSampler(policy="tpe")  # type: ignore[arg-type]
+        GPBOSampler(policy="tpe")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="beta"):
-        GPUCBSampler(beta="fast")
+        GPBOSampler(beta="fast")
     with pytest.raises(ValueError, match="n_startup_trials"):
-        GPUCBSampler(n_startup_trials=0)
+        GPBOSampler(n_startup_trials=0)
 
 
 def test_failed_trials_are_skipped_and_the_study_continues():
@@ -160,14 +160,14 @@ def test_failed_trials_are_skipped_and_the_study_continues():
             raise RuntimeError("transient failure")
         return value
 
-    study = optuna.create_study(direction="maximize", sampler=GPUCBSampler(seed=4))
+    study = optuna.create_study(direction="maximize", sampler=GPBOSampler(seed=4))
     study.optimize(flaky, n_trials=15, catch=(RuntimeError,))
     states = [t.state for t in study.trials]
     assert states.count(TrialState.FAIL) == 3
     assert states.count(TrialState.COMPLETE) == 12
     # failures are invisible to the sampler: the completed trials are exactly the first 12 of a
     # run without failures (each failed configuration is retried by the next trial)
-    clean = complete_params(run(GPUCBSampler(seed=4), n_trials=12))
+    clean = complete_params(run(GPBOSampler(seed=4), n_trials=12))
     assert complete_params(study) == clean
 
 
@@ -175,7 +175,7 @@ KILL_SCRIPT = textwrap.dedent(
     """
     import sys, time
     import optuna
-    from kernelbandits.integrations.optuna import GPUCBSampler
+    from kernelbandits.integrations.optuna import GPBOSampler
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -189,7 +189,7 @@ KILL_SCRIPT = textwrap.dedent(
 
     study = optuna.create_study(
         study_name="kill", storage=sys.argv[1], direction="maximize",
-        sampler=GPUCBSampler(seed=7), load_if_exists=True,
+        sampler=GPBOSampler(seed=7), load_if_exists=True,
     )
     study.optimize(objective, n_trials=100)
     """
@@ -232,7 +232,7 @@ def test_killed_study_resumes_from_sqlite_with_the_same_proposals(tmp_path):
             proc.kill()
             proc.wait()
 
-    study = optuna.load_study(study_name="kill", storage=storage, sampler=GPUCBSampler(seed=7))
+    study = optuna.load_study(study_name="kill", storage=storage, sampler=GPBOSampler(seed=7))
     assert [t.state for t in study.trials].count(TrialState.RUNNING) == 1
     # Decision: the resumed worker marks trials left RUNNING by the killed one FAIL; the sampler
     # ignores FAIL trials, so the stale trial cannot influence later proposals.
@@ -240,7 +240,7 @@ def test_killed_study_resumes_from_sqlite_with_the_same_proposals(tmp_path):
     done = len(study.get_trials(states=(TrialState.COMPLETE,)))
     study.optimize(kill_objective, n_trials=budget - done)
 
-    reference = optuna.create_study(direction="maximize", sampler=GPUCBSampler(seed=7))
+    reference = optuna.create_study(direction="maximize", sampler=GPBOSampler(seed=7))
     reference.optimize(kill_objective, n_trials=budget)
     resumed = complete_params(study)
     assert len(resumed) == budget  # no trial lost
@@ -252,7 +252,7 @@ def test_killed_study_resumes_from_sqlite_with_the_same_proposals(tmp_path):
 def test_quality_beats_random_search_on_a_smooth_objective():
     gp, rnd = [], []
     for seed in range(5):
-        gp.append(run(GPUCBSampler(seed=seed), n_trials=30).best_value)
+        gp.append(run(GPBOSampler(seed=seed), n_trials=30).best_value)
         rnd.append(run(optuna.samplers.RandomSampler(seed=seed), n_trials=30).best_value)
     print("GP-UCB best:", gp, "\nrandom best:", rnd)
     wins = sum(g > 2 * r for g, r in zip(gp, rnd, strict=True))  # values are <= 0
@@ -281,14 +281,14 @@ def test_map_hyperparameters_are_deterministic_and_validated():
         return math.sin(5 * t.suggest_float("a", 0, 1)) + math.cos(3 * t.suggest_float("b", 0, 1))
 
     def params(seed: int) -> list[dict]:
-        sampler = GPUCBSampler(seed=seed, hyperparameters="map")
+        sampler = GPBOSampler(seed=seed, hyperparameters="map")
         study = optuna.create_study(direction="maximize", sampler=sampler)
         study.optimize(objective, n_trials=12)
         return [t.params for t in study.trials]
 
     assert params(4) == params(4)
     with pytest.raises(ValueError, match="hyperparameters"):
-        GPUCBSampler(hyperparameters="learned")
+        GPBOSampler(hyperparameters="learned")
 
 
 def _parallel_study(sampler, directions=None, n_trials=16):
@@ -309,7 +309,7 @@ def _parallel_study(sampler, directions=None, n_trials=16):
 def test_parallel_workers_never_get_the_same_parameters(seed) -> None:
     """With n_jobs=4 each proposal is recorded on its trial before the next one is made, so a
     running trial is pending for the others (GP-BUCB): 3-6 duplicates per study before."""
-    params = _parallel_study(GPUCBSampler(seed=seed, n_startup_trials=4))
+    params = _parallel_study(GPBOSampler(seed=seed, n_startup_trials=4))
     assert len(params) == 16 and len(set(params)) == 16
 
 
@@ -324,7 +324,7 @@ def test_parallel_multitask_workers_never_get_the_same_parameters() -> None:
 def test_a_sampler_pickles_and_its_copy_proposes_the_same() -> None:
     import pickle
 
-    sampler = GPUCBSampler(seed=3, n_startup_trials=2)
+    sampler = GPBOSampler(seed=3, n_startup_trials=2)
     copy = pickle.loads(pickle.dumps(sampler))
     studies = []
     for s in (sampler, copy):
@@ -351,3 +351,34 @@ def test_complete_trials_runs_only_the_missing_ones():
     assert len(complete) == 7
     with pytest.raises(ValueError, match="n_trials must be an integer >= 0"):
         complete_trials(study, objective, -1)
+
+
+def test_gpucb_sampler_is_a_deprecated_alias_of_gpbo_sampler():
+    from kernelbandits.integrations.optuna import GPBOSampler, GPUCBSampler
+
+    with pytest.warns(DeprecationWarning, match="GPBOSampler"):
+        old = GPUCBSampler(seed=3, acquisition="ucb")
+    assert isinstance(old, GPBOSampler)
+    new = GPBOSampler(seed=3, acquisition="ucb")
+
+    def run(sampler):
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(lambda t: (t.suggest_float("x", -1, 1) - 0.3) ** 2, n_trials=8)
+        return [t.params for t in study.trials]
+
+    assert run(old) == run(new)
+
+
+def test_recipe_sampler_takes_any_recipe():
+    from kernelbandits.integrations.optuna import GPBOSampler, RecipeSampler
+    from kernelbandits.recipes import gp
+
+    def run(sampler):
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(lambda t: (t.suggest_float("x", -1, 1) - 0.3) ** 2, n_trials=8)
+        return [t.params for t in study.trials]
+
+    ucb = run(RecipeSampler(lambda space: gp(space, "ucb"), seed=5))
+    assert ucb == run(GPBOSampler(seed=5, acquisition="ucb"))
+    with pytest.raises(ValueError, match="recipe must be a callable"):
+        RecipeSampler("gp")  # type: ignore[arg-type]

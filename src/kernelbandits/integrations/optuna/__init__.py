@@ -1,20 +1,32 @@
 """Optuna samplers backed by kernelbandits policies (``pip install 'kernelbandits[optuna]'``).
 
-:class:`GPUCBSampler` lets an Optuna study be driven by GP-UCB (Srinivas et al., 2010, "Gaussian
-Process Optimization in the Bandit Setting: No Regret and Experimental Design") or by its improved
-variant IGP-UCB (Chowdhury & Gopalan, 2017, "On Kernelized Multi-armed Bandits"; ``beta="theory"``),
-or by BKB (budgeted kernelized bandits, ``policy="bkb"``)::
+Thin adapters over one base sampler, :class:`RecipeSampler`, that takes a recipe
+(:mod:`kernelbandits.recipes`; the same models a :class:`~kernelbandits.campaign.Campaign` runs
+without Optuna):
+
+* :class:`GPBOSampler`: GP Bayesian optimisation (:func:`kernelbandits.recipes.gp`), expected
+  improvement by default, GP-UCB (Srinivas et al., 2010) / IGP-UCB (Chowdhury & Gopalan, 2017;
+  ``beta="theory"``), Thompson sampling, or BKB (``policy="bkb"``). ``GPUCBSampler`` is its
+  deprecated former name.
+* :class:`DeltaBOSampler`: DeltaBO's transfer model (:func:`kernelbandits.recipes.deltabo`)
+  from a finished study.
+* :class:`LIBOSampler`: LIBO's meta-learned prior (:func:`kernelbandits.recipes.libo`) across a
+  family of studies.
+* :class:`MultiTaskSampler`: MT-KB on a multi-objective study
+  (:func:`kernelbandits.recipes.multitask_model`).
+
+::
 
     import optuna
-    from kernelbandits.integrations.optuna import GPUCBSampler
+    from kernelbandits.integrations.optuna import GPBOSampler
 
-    study = optuna.create_study(sampler=GPUCBSampler(seed=0), storage="sqlite:///hpo.db")
+    study = optuna.create_study(sampler=GPBOSampler(seed=0), storage="sqlite:///hpo.db")
     study.optimize(objective, n_trials=30)
 
 The sampler is *stateless*: every proposal is rebuilt from the trials in the study's storage by
 :meth:`kernelbandits.campaign.Campaign.from_trials` (a campaign is a pure function of its trial
 history), so a study resumed from SQLite, even after its process was killed, continues exactly
-as the uninterrupted run would have. See :class:`GPUCBSampler` for the rules.
+as the uninterrupted run would have. See :class:`GPBOSampler` for the rules.
 """
 
 from kernelbandits.integrations.optuna._common import (
@@ -26,21 +38,17 @@ from kernelbandits.integrations.optuna._common import (
     study_direction,
 )
 from kernelbandits.integrations.optuna._deltabo import DeltaBOSampler
-from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
 from kernelbandits.integrations.optuna._libo import (
     FAMILY_ATTR,
-    CosineDictionary,
     FamilyKernel,
     FamilyMismatchWarning,
     LIBOSampler,
-    SEDictionary,
     join_family,
 )
-from kernelbandits.integrations.optuna._multitask import (
-    WEIGHT_ATTR,
-    MultiTaskSampler,
-    estimate_task_matrix,
-)
+from kernelbandits.integrations.optuna._multitask import WEIGHT_ATTR, MultiTaskSampler
+from kernelbandits.integrations.optuna._sampler import GPBOSampler, GPUCBSampler, RecipeSampler
+from kernelbandits.metalearning.dictionaries import CosineDictionary, SEDictionary
+from kernelbandits.recipes.multitask import estimate_task_matrix
 
 __all__ = [
     "FAMILY_ATTR",
@@ -49,10 +57,12 @@ __all__ = [
     "DeltaBOSampler",
     "FamilyKernel",
     "FamilyMismatchWarning",
+    "GPBOSampler",
     "GPUCBSampler",
     "IndependentSamplingWarning",
     "LIBOSampler",
     "MultiTaskSampler",
+    "RecipeSampler",
     "SEDictionary",
     "complete_trials",
     "estimate_task_matrix",

@@ -32,9 +32,12 @@ if TYPE_CHECKING:
 __all__ = [
     "PROPOSAL_ATTR",
     "IndependentSamplingWarning",
+    "completed_trials_of",
     "fail_stale_running_trials",
     "observed_history",
+    "record_on_trial",
     "search_space_from_distributions",
+    "studies_before",
     "study_direction",
 ]
 
@@ -74,7 +77,7 @@ def _param_from_distribution(name: str, dist: BaseDistribution) -> Param:
     if isinstance(dist, CategoricalDistribution):
         return Categorical(name, tuple(range(len(dist.choices))))
     raise ValueError(
-        f"parameter {name!r}: unsupported distribution {type(dist).__name__} for GPUCBSampler"
+        f"parameter {name!r}: unsupported distribution {type(dist).__name__} for GPBOSampler"
     )
 
 
@@ -141,7 +144,7 @@ def fail_stale_running_trials(study: Study) -> list[int]:
     Call this when resuming a study whose worker was killed, and only when no other worker is
     alive (otherwise use Optuna's heartbeat: ``RDBStorage(url, heartbeat_interval=...,
     grace_period=...)``, whose stale trials ``study.optimize`` fails by itself). A FAIL trial is
-    invisible to :class:`GPUCBSampler`, so the resumed study proposes exactly what the
+    invisible to :class:`GPBOSampler`, so the resumed study proposes exactly what the
     uninterrupted one would have.
     """
     if not isinstance(study, optuna.Study):
@@ -182,6 +185,44 @@ def study_direction(study: Study) -> Literal["maximize", "minimize"]:
 #: the system attribute in which a sampler records a proposal as soon as it is made, so that
 #: other workers see the trial as pending before Optuna stores its parameters
 PROPOSAL_ATTR = "kernelbandits:proposal"
+
+
+# -- Optuna's storage ------------------------------------------------------------------------------
+# The three functions below are the only places the samplers reach Optuna's storage directly
+# (``study._storage``): a sampler is handed a FrozenTrial, and Optuna has no public call that
+# writes an attribute of a running trial from a sampler (its own samplers write the same way),
+# nor one that lists the other studies of a study's storage. Everything else uses public calls
+# (``study.get_trials``, ``study.tell``, ``study.set_user_attr``).
+
+
+def record_on_trial(study: Study, trial: FrozenTrial, key: str, value: Any) -> None:
+    """Store ``value`` in the system attribute ``key`` of the running ``trial`` at once, so that
+    other workers see it before Optuna stores the trial's parameters."""
+    study._storage.set_trial_system_attr(trial._trial_id, key, value)
+
+
+def studies_before(study: Study, user_attr: str, value: Any) -> list[Any]:
+    """The studies of ``study``'s storage created before it (smaller study id) whose user
+    attribute ``user_attr`` equals ``value``, oldest first (Optuna ``FrozenStudy`` objects)."""
+    storage = study._storage
+    own = study._study_id
+    return sorted(
+        (
+            fs
+            for fs in storage.get_all_studies()
+            if fs.user_attrs.get(user_attr) == value and fs._study_id < own
+        ),
+        key=lambda fs: fs._study_id,
+    )
+
+
+def completed_trials_of(study: Study, other: Any) -> list[FrozenTrial]:
+    """The COMPLETE trials with a finite value of ``other``, a ``FrozenStudy`` of
+    :func:`studies_before` (in ``study``'s storage)."""
+    trials = study._storage.get_all_trials(
+        other._study_id, deepcopy=False, states=(TrialState.COMPLETE,)
+    )
+    return [t for t in trials if t.value is not None and math.isfinite(t.value)]
 
 
 def observed_history(

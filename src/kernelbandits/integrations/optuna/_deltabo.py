@@ -8,35 +8,20 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-from kernelbandits._validation import (
-    FloatArray,
-    as_points,
-    check_count,
-    check_positive,
-    numeric_array,
-)
-from kernelbandits.campaign import PolicyFactory, Trial, fit_key, memoised, standardize
-from kernelbandits.domains import Domain
+from kernelbandits._validation import FloatArray, check_count, numeric_array
 from kernelbandits.integrations.optuna._common import (
     _internal,
     _varying_intersection,
     study_direction,
 )
-from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
-from kernelbandits.kernels import RBF, Kernel, Matern
-from kernelbandits.kernels.base import check_theta
-from kernelbandits.policies.base import Policy
-from kernelbandits.policies.outcome import AffineOutcome
-from kernelbandits.policies.transfer import DeltaBO, JointGPUCB
-from kernelbandits.problems.transfer import SourceData
-from kernelbandits.regression.likelihood import schedule_point
-from kernelbandits.regression.transfer_fit import fit_delta, fit_source
+from kernelbandits.integrations.optuna._sampler import RecipeSampler
+from kernelbandits.recipes.deltabo import DeltaBOOptions, DeltaBORecipe
+from kernelbandits.recipes.observations import Observations
 from kernelbandits.space import SearchSpace
 
 __all__ = ["DeltaBOSampler", "SourceArrays"]
@@ -48,31 +33,6 @@ Hyperparameters = Literal["fixed", "map", "map+source"]
 #: the array form of a source: ``params`` (one dict of Optuna values per observation) and
 #: ``values``, optionally ``distributions`` (``{name: BaseDistribution}``)
 SourceArrays = Mapping[str, Any]
-
-
-class _Offset(Kernel):
-    """The constant kernel ``k(x, x') = variance``: an unknown constant offset."""
-
-    def __init__(self, variance: float) -> None:
-        if not (math.isfinite(variance) and variance > 0):
-            raise ValueError(f"variance must be positive; got {variance!r}")
-        self.variance = float(variance)
-
-    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
-        return np.full((X.shape[0], Y.shape[0]), self.variance)
-
-    def diag(self, X: ArrayLike) -> FloatArray:
-        return np.full(as_points(X, "X").shape[0], self.variance)
-
-    @property
-    def theta(self) -> FloatArray:
-        return np.array([math.log(self.variance)])
-
-    def with_theta(self, theta: ArrayLike) -> _Offset:
-        return _Offset(float(np.exp(check_theta(theta, 1)[0])))
-
-    def __repr__(self) -> str:
-        return f"Offset(variance={self.variance:g})"
 
 
 @dataclass(frozen=True)
@@ -155,7 +115,7 @@ def _describe(dist: BaseDistribution) -> str:
     return repr(dist)
 
 
-class DeltaBOSampler(GPUCBSampler):
+class DeltaBOSampler(RecipeSampler):
     """An Optuna sampler that transfers knowledge from a finished study with DeltaBO.
 
     DeltaBO is Alg. 1 of Lin, Zhao, Kolar & Liu, *Provable Accelerated Bayesian Optimization
@@ -185,10 +145,10 @@ class DeltaBOSampler(GPUCBSampler):
 
         The source is read once, here (a study's storage is not read again).
     seed, independent_sampler
-        As in :class:`GPUCBSampler`.
+        As in :class:`GPBOSampler`.
     beta
         UCB width multiplier ``sqrt(beta_t)`` of eq. 7 (constant), the same meaning and default
-        (2) as :class:`GPUCBSampler`'s ``beta`` and DeltaBO's.
+        (2) as :class:`GPBOSampler`'s ``beta`` and DeltaBO's.
     n_startup_trials
         Random target trials before DeltaBO is used; default 0: the first trial already is the
         source model's UCB maximiser. With 0 and a source whose distributions are known (a
@@ -224,13 +184,13 @@ class DeltaBOSampler(GPUCBSampler):
         The fixed model, on the unit box of the search space (log-scaled parameters on their
         log scale, categoricals one-hot) and on the source's standardised scale (below):
         ``k_g = Matern-5/2(source_lengthscale)`` with unit variance (default lengthscale 0.2,
-        as :func:`kernelbandits.campaign.gp_ucb`); ``k_delta = tau^2 SE(delta_lengthscale) +
+        as :func:`kernelbandits.recipes.gp_ucb`); ``k_delta = tau^2 SE(delta_lengthscale) +
         offset_sd^2`` (default ``tau = 0.5``: a difference about half a source standard deviation
         large; lengthscale 0.1, the paper's App. C value, SE 1.0-1.2 on ``[0, 10]^d``, on the
         unit box: a short lengthscale keeps DeltaBO exploring around the source's optimum
         instead of re-querying one configuration; the constant term lets the target sit above
         or below the source as a whole, with a prior sd of ``offset_sd = 1`` source sd);
-        target noise variance ``noise_var = 1e-3`` (as GPUCBSampler) and source noise variance
+        target noise variance ``noise_var = 1e-3`` (as GPBOSampler) and source noise variance
         ``source_noise_var = 1e-2``.
     model
         How the model ``f = g + delta`` is conditioned on the data (the prior is the same):
@@ -276,7 +236,7 @@ class DeltaBOSampler(GPUCBSampler):
     :class:`~kernelbandits.integrations.optuna.IndependentSamplingWarning`.
 
     Everything else (pending trials, failed trials, resuming from the storage, dynamic
-    parameters, ``step`` distributions on their lattice index) is as in :class:`GPUCBSampler`;
+    parameters, ``step`` distributions on their lattice index) is as in :class:`GPBOSampler`;
     the sampler is stateless, so a study resumed with the same ``seed`` and ``source`` makes the
     same proposals. Cost: the source posterior is refitted at every proposal, ``O(N^3)`` for ``N``
     source trials (fine for hundreds).
@@ -300,11 +260,9 @@ class DeltaBOSampler(GPUCBSampler):
         independent_sampler: BaseSampler | None = None,
         hyperparameters: Hyperparameters = "map",
     ) -> None:
-        check_positive(beta, "beta")  # a number here: Thm 1's schedule needs the domain
         n_startup_trials = check_count(n_startup_trials, "n_startup_trials", minimum=0)
         super().__init__(
             seed=seed,
-            beta=float(beta),
             n_startup_trials=max(1, n_startup_trials),
             independent_sampler=independent_sampler,
         )
@@ -312,33 +270,21 @@ class DeltaBOSampler(GPUCBSampler):
             raise ValueError(
                 f"source_direction must be 'maximize', 'minimize' or None; got {source_direction!r}"
             )
-        for name, value in [
-            ("source_lengthscale", source_lengthscale),
-            ("delta_lengthscale", delta_lengthscale),
-            ("tau", tau),
-            ("offset_sd", offset_sd),
-            ("noise_var", noise_var),
-            ("source_noise_var", source_noise_var),
-        ]:
-            check_positive(value, name)
-        if model not in ("deltabo", "joint"):
-            raise ValueError(f"model must be 'deltabo' or 'joint'; got {model!r}")
-        if hyperparameters not in ("fixed", "map", "map+source"):
-            raise ValueError(
-                f"hyperparameters must be 'fixed', 'map' or 'map+source'; got {hyperparameters!r}"
-            )
-        self._fit: Hyperparameters = hyperparameters
-        self._model = model
+        self._options = DeltaBOOptions(
+            beta,
+            source_lengthscale,
+            delta_lengthscale,
+            tau,
+            offset_sd,
+            noise_var,
+            source_noise_var,
+            model,
+            hyperparameters,
+        )
         self._source = self._read_source(source, source_direction)
         # without the source's distributions the first trial must be random (see the docstring)
         known = self._source.distributions is not None
         self._n_startup_trials = n_startup_trials if known else max(1, n_startup_trials)
-        self._source_lengthscale = float(source_lengthscale)
-        self._delta_lengthscale = float(delta_lengthscale)
-        self._tau = float(tau)
-        self._offset_sd = float(offset_sd)
-        self._noise_var = float(noise_var)
-        self._source_noise_var = float(source_noise_var)
 
     # -- the source -----------------------------------------------------------------------------
     @staticmethod
@@ -416,36 +362,29 @@ class DeltaBOSampler(GPUCBSampler):
                 + "; ".join(problems)
             )
 
-    def _source_data(
-        self, space: SearchSpace, search_space: dict[str, BaseDistribution], direction: Direction
-    ) -> tuple[FloatArray, FloatArray, float, float]:
-        """Encoded source points, standardised source values and the ``(m_s, sd_s)`` used
+    def _source_observations(
+        self, search_space: dict[str, BaseDistribution], direction: Direction
+    ) -> Observations:
+        """The source as :class:`~kernelbandits.recipes.Observations` in the target's space
         (after :meth:`_check_source`: the source's direction is the target's)."""
         src = self._source
-        sign = 1.0 if direction == "maximize" else -1.0
-        v = sign * src.values
-        m_s = float(np.mean(v))
-        sd = float(np.std(v))
-        sd_s = sd if sd > 1e-12 * max(1.0, abs(m_s)) else 1.0
-        names = list(space.names)
-        X = np.array(
-            [space.encode({n: _internal(search_space[n], p[n]) for n in names}) for p in src.params]
-        )
-        return X, (v - m_s) / sd_s, m_s, sd_s
+        names = sorted(search_space)
+        params = tuple({n: _internal(search_space[n], p[n]) for n in names} for p in src.params)
+        return Observations(params, src.values, direction, src.what)
 
     # -- BaseSampler API ------------------------------------------------------------------------
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
         """The source's search space before any target trial completes (``n_startup_trials=0``),
-        then as :class:`GPUCBSampler`."""
+        then as :class:`GPBOSampler`."""
         self._check_single_objective(study)
         if self._n_startup_trials == 0 and self._n_complete(study, trial) == 0:
             return dict(self._source.distributions or {})
         space = super().infer_relative_search_space(study, trial)
         # a parameter outside the source's intersection that the source *has* observed with
         # this distribution is conditional (or changed range) there too, not a mismatch: leave
-        # it to the independent sampler (with its warning), as GPUCBSampler does once the
+        # it to the independent sampler (with its warning), as GPBOSampler does once the
         # target's own intersection drops it
         src = self._source
         if src.distributions is not None:
@@ -456,105 +395,14 @@ class DeltaBOSampler(GPUCBSampler):
             }
         return space
 
-    def _make_policy(
-        self,
-        space: SearchSpace,
-        study: Study,
-        search_space: dict[str, BaseDistribution],
-        history: Sequence[Trial],
-    ) -> PolicyFactory:
-        """DeltaBO on the source data, told the target's values on the source's scale.
-
-        The campaign standardises the target values by their own ``(m_t, sd_t)``
-        (:func:`kernelbandits.campaign.standardize` of the completed values, signed by the
-        direction); the policy maps each ``z`` back to ``(sd_t z + m_t - m_s) / sd_s``.
-        """
+    def recipe_for(
+        self, space: SearchSpace, study: Study, search_space: dict[str, BaseDistribution]
+    ) -> DeltaBORecipe:
+        """:func:`kernelbandits.recipes.deltabo` on the source, checked against the target."""
         direction = study_direction(study)
         self._check_source(search_space, direction)
-        X_src, y_src, m_s, sd_s = self._source_data(space, search_space, direction)
-        sign = 1.0 if direction == "maximize" else -1.0
-        _, m_t, sd_t = standardize([sign * t.value for t in history if t.value is not None])
-
-        policy_class = DeltaBO if self._model == "deltabo" else JointGPUCB
-        offset = _Offset(self._offset_sd**2)
-        source_kernel: Kernel = Matern(self._source_lengthscale, nu=2.5)
-        delta_kernel: Kernel = RBF(self._delta_lengthscale, variance=self._tau**2) + offset
-        source_noise, noise, rho = self._source_noise_var, self._noise_var, 1.0
-        if self._fit != "fixed":
-            done = [t for t in history if t.value is not None]
-            X_t = np.array([space.encode(t.params) for t in done]).reshape(-1, space.dim)
-            v_t = (sign * np.array([float(t.value or 0.0) for t in done]) - m_s) / sd_s
-            fixed_source = None
-            if self._fit == "map":
-                iso = np.full(space.dim, self._source_lengthscale)
-                fixed_source = (Matern(iso, 1.0, nu=2.5), self._source_noise_var)
-            fitted = _fitted_model(
-                X_src, y_src, X_t, v_t, self._seed, self._tau, offset.variance, fixed_source
-            )
-            source_kernel, source_noise = fitted[0], fitted[1]
-            delta_kernel, noise, rho = fitted[2] + offset, fitted[3], fitted[4]
-
-        def factory(domain: Domain, seed: int) -> Policy:
-            model = policy_class(
-                domain,
-                SourceData(X_src, y_src, source_noise),
-                source_kernel,
-                delta_kernel,
-                noise,
-                beta=self._beta_value,
-                seed=seed,
-            )
-            # the campaign tells z = (v - m_t) / sd_t; the model wants (v - m_s) / (sd_s rho)
-            # (the source's scale, divided by the task scale rho of fit_delta)
-            return AffineOutcome(model, sd_t / (sd_s * rho), (m_t - m_s) / (sd_s * rho))
-
-        return factory
-
-    @property
-    def _beta_value(self) -> float:
-        assert not isinstance(self._beta, str)
-        return float(self._beta)
-
-
-def _fitted_model(
-    X_src: FloatArray,
-    y_src: FloatArray,
-    X_t: FloatArray,
-    v_t: FloatArray,
-    seed: int,
-    tau: float,
-    offset_var: float,
-    source: tuple[Matern, float] | None = None,
-) -> tuple[Kernel, float, Kernel, float, float]:
-    """``(k_g, sigma_s^2, k_delta, sigma^2, rho)`` by type-II MAP (:mod:`~kernelbandits.regression.
-    transfer_fit`): the source fit once per source; the difference fit on the first
-    ``schedule_point(n)`` of the ``n`` target observations ``X_t (n, d)``, ``v_t (n,)`` (on the
-    source's scale); before any target observation, the difference prior's medians.
-    ``source``: the source kernel and noise as given (else fitted)."""
-    source_kernel, source_noise = source or memoised(
-        fit_key("deltabo-source", [X_src, y_src], [seed]),
-        lambda: fit_source(X_src, y_src, seed=np.random.SeedSequence([seed, 1])),
-    )
-    m = schedule_point(int(v_t.size))
-    if m == 0:
-        delta = Matern(source_kernel.lengthscale, tau**2, nu=2.5)
-        return source_kernel, source_noise, delta, 1e-3, 1.0
-    numbers = [seed, tau, offset_var, *source_kernel.theta, source_noise]
-    delta_kernel, noise, rho = memoised(
-        fit_key("deltabo-delta", [X_src, y_src, X_t[:m], v_t[:m]], numbers),
-        lambda: fit_delta(
-            source_kernel,
-            source_noise,
-            X_src,
-            y_src,
-            X_t[:m],
-            v_t[:m],
-            seed=np.random.SeedSequence([seed, 2, m]),
-            tau=tau,
-            offset_var=offset_var,
-        ),
-    )
-    return source_kernel, source_noise, delta_kernel, noise, rho
+        observations = self._source_observations(search_space, direction)
+        return DeltaBORecipe(space, observations, self._options)
 
 
 def _contains(dist: BaseDistribution, value: Any) -> bool:

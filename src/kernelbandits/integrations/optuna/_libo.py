@@ -4,9 +4,11 @@ Schur, Kassraie, Rothfuss & Krause (2023), *Lifelong bandit optimization: no pri
 regret*: Alg. 1 (META-KGL), Alg. 2 (LIBO), Alg. 5 (integer forced exploration), App. G.3
 (meta-learning on all data). The library's own pieces are reused:
 :class:`~kernelbandits.metalearning.MetaKGL` for the kernel,
-:func:`~kernelbandits.policies.libo.integer_exploration` for the schedule and
-:class:`~kernelbandits.integrations.optuna.GPUCBSampler` (via its ``_make_policy`` hook) for the
-GP-UCB proposals.
+:func:`~kernelbandits.policies.libo.integer_exploration` for the schedule,
+:func:`kernelbandits.recipes.libo` (the meta-learned GP, usable from a
+:class:`~kernelbandits.campaign.Campaign` without Optuna) for the proposals, and
+:class:`~kernelbandits.integrations.optuna.RecipeSampler` for the glue. This module adds only
+what is Optuna's: the family of studies in one storage and the forced-exploration schedule.
 
 Notation:
     family     a name; the studies of one family are LIBO's sequence of tasks
@@ -54,7 +56,7 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   (same settings) and 7/8 (defaults). The additive form cannot model interactions between
   parameters. Any ``base_kernels(space) -> BaseKernels`` can replace it.
 * **First study** (no usable earlier study): with ``hyperparameters="map"`` (default) the
-  campaign of :class:`GPUCBSampler` (Matern-5/2 ARD by type-II MAP) after forced exploration;
+  campaign of :class:`GPBOSampler` (Matern-5/2 ARD by type-II MAP) after forced exploration;
   with ``"fixed"``, ``k_full``, the mean of all base kernels (as Alg. 2 starts). ``k_full``
   is also used if META-KGL selects nothing (``KernelEstimate.fell_back``).
 * **Forced exploration** (Alg. 2 with Alg. 5): rate ``n_s = sqrt(n) / s^{1/4}``; ``n~_s`` is
@@ -70,15 +72,16 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   name)``. If the forced trials are all done but none is COMPLETE (the relative search space is
   still unknown), trials keep being drawn this way.
 * **Model** (``model``): by default META-KGL's selection is used as the lengthscale prior of a
-  Matern-5/2 ARD GP fitted by type-II MAP on the study's own trials (:func:`_family_prior`),
-  as :class:`GPUCBSampler` fits its GP; ``model="meta-kernel"`` is Alg. 2's GP on the learned
+  Matern-5/2 ARD GP fitted by type-II MAP on the study's own trials
+  (:func:`kernelbandits.recipes.libo.family_prior`),
+  as :class:`GPBOSampler` fits its GP; ``model="meta-kernel"`` is Alg. 2's GP on the learned
   kernel itself.
 * **Base policy**: expected improvement (``acquisition="ei"``, default) or GP-UCB (constant
   width ``beta``; Alg. 2) with the learned kernel (or the prior-informed GP), on the campaign
-  :class:`GPUCBSampler` rebuilds; pending trials are hallucinated (GP-BUCB) as there. With
+  :class:`GPBOSampler` rebuilds; pending trials are hallucinated (GP-BUCB) as there. With
   ``hyperparameters="map"`` the kernel's output scale and the noise variance are fitted on the
-  study's own trials (:func:`_fit_scale`); with ``"fixed"``, noise variance ``noise_var``
-  (``1e-3`` on the standardised values, :class:`GPUCBSampler`'s old default, not App. G's
+  study's own trials (:func:`kernelbandits.recipes.libo.fit_scale`); with ``"fixed"``, noise variance ``noise_var``
+  (``1e-3`` on the standardised values, :class:`GPBOSampler`'s old default, not App. G's
   ``lambda_ucb^2 = 0.01``, tuned for noisy synthetic tasks; on the test family ``1e-2`` won
   6/8 seeds, ``1e-3`` 7/8). Each choice is measured in ``benchmarks/optuna_lifelong.py``
   (see the guide, ``docs/guide/asktell.md``).
@@ -88,16 +91,19 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   sampler=LIBOSampler(family, seed=s, n_trials=n))`` resumes a study exactly, provided its
   earlier studies are finished.
 
-Limitations: single-objective studies; reads the storage through ``study._storage`` (Optuna has
-no public accessor for a study's storage).
+Limitations: single-objective studies; the family's earlier studies are listed from the
+current study's storage (:func:`~kernelbandits.integrations.optuna._common.studies_before`:
+Optuna has no public accessor for a study's storage). The model itself is the public recipe
+:func:`kernelbandits.recipes.libo`, which a :class:`~kernelbandits.campaign.Campaign` runs
+without Optuna (``previous_studies=[...]``).
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -106,29 +112,31 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from kernelbandits._deprecation import renamed_parameters
-from kernelbandits._validation import check_count, check_positive, numeric_array
-from kernelbandits.campaign import Trial, standardize
+from kernelbandits._validation import check_count
 from kernelbandits.integrations.optuna._common import (
     _internal,
     _varying_intersection,
+    completed_trials_of,
     search_space_from_distributions,
-    study_direction,
+    studies_before,
 )
-from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
-from kernelbandits.kernels.base import Kernel
-from kernelbandits.kernels.features import FeatureMap
-from kernelbandits.metalearning.kgl import BaseKernels, KernelEstimate, MetaKGL
+from kernelbandits.integrations.optuna._sampler import RecipeSampler
+from kernelbandits.metalearning.dictionaries import CosineDictionary, SEDictionary
+from kernelbandits.metalearning.kgl import BaseKernels
 from kernelbandits.policies.libo import integer_exploration
-from kernelbandits.regression.likelihood import HyperPrior
-from kernelbandits.space import Categorical, SearchSpace, check_space
+from kernelbandits.recipes.libo import (
+    LIBOOptions,
+    LIBORecipe,
+    MetaKernel,
+    meta_kernel,
+    task_data,
+)
+from kernelbandits.recipes.observations import Observations
+from kernelbandits.space import SearchSpace
 
 if TYPE_CHECKING:
-    from optuna.storages import BaseStorage
     from optuna.study import Study
 
-    from kernelbandits.campaign import PolicyFactory
-    from kernelbandits.domains import Domain
-    from kernelbandits.policies.base import Policy
 
 __all__ = [
     "FAMILY_ATTR",
@@ -142,8 +150,6 @@ __all__ = [
 
 #: the study user attribute naming a study's family
 FAMILY_ATTR = "kernelbandits_family"
-
-_SD_FLOOR = 1e-12
 
 
 class FamilyMismatchWarning(UserWarning):
@@ -166,254 +172,23 @@ def join_family(study: Study, family: str) -> None:
         )
 
 
-#: period of the Fourier series of the SE kernels (on the unit interval, so images at >= 3 away)
-_PERIOD = 4.0
-#: spectral weights below this fraction of the largest are dropped
-_SPECTRAL_CUTOFF = 1e-6
-
-
-def _se_fourier(lengthscale: float) -> tuple[np.ndarray, np.ndarray]:
-    """Frequencies ``omega_j`` and weights ``a_j`` (``sum a_j = 1``, ``j = 0..J``) with
-    ``sum_j a_j cos(omega_j r) ~ exp(-r^2 / (2 l^2))`` on ``|r| <= 1``: the SE kernel made
-    periodic with period 4 (Poisson summation), whose Fourier coefficients are its spectral
-    density sampled at ``omega_j = 2 pi j / 4``; ``a_j`` for ``j >= 1`` counts ``+-omega_j``."""
-    omega = 2.0 * np.pi / _PERIOD * np.arange(0, 200)
-    a = np.exp(-0.5 * (omega * lengthscale) ** 2)
-    a[1:] *= 2.0
-    keep = a >= _SPECTRAL_CUTOFF * a[0]
-    return omega[keep], a[keep] / a[keep].sum()
-
-
-@dataclass
-class _Columns:
-    """The feature columns of a dictionary, ``(coordinate, omega, weight)`` (omega -1: the
-    coordinate ``u`` itself), grouped into base kernels with a name and a parameter each."""
-
-    cols: list[tuple[int, float, float]] = field(default_factory=list)
-    sizes: list[int] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
-    params: list[str] = field(default_factory=list)
-
-    def add(self, group: list[tuple[int, float, float]], name: str, param: str) -> None:
-        """One base kernel whose features are the columns ``group``."""
-        self.cols += group
-        self.sizes.append(len(group))
-        self.names.append(name)
-        self.params.append(param)
-
-    def add_categorical(self, prm: Categorical, block: slice) -> int:
-        """The base kernel of a Categorical: its one-hot features ``u_c`` (``k = 1`` for the
-        same choice, else 0) as columns ``(coordinate, -1, 1)``; returns their number."""
-        group = [(c, -1.0, 1.0) for c in range(block.start, block.stop)]
-        self.add(group, prm.name, prm.name)
-        return len(group)
-
-
-class _NamedKernels(BaseKernels):
-    """Base kernels with a name and a parameter per kernel."""
-
-    names: tuple[str, ...]
-    params: tuple[str, ...]
-
-    def __init__(
-        self, features: Callable[[np.ndarray], np.ndarray], columns: _Columns, dim: int
-    ) -> None:
-        super().__init__(FeatureMap(features, len(columns.cols), input_dim=dim), columns.sizes)
-        self.names = tuple(columns.names)
-        self.params = tuple(columns.params)
-
-
-class SEDictionary(_NamedKernels):
-    """The default base kernels: 1-D squared-exponential kernels, one per (parameter,
-    lengthscale), added up (an additive kernel on the unit box of ``space``).
-
-    Base kernel ``(i, l)`` is ``exp(-(u_i - u'_i)^2 / (2 l^2))`` on the coordinate ``u_i`` of a
-    Float / Int parameter, for each ``l`` in ``lengthscales`` (unit-box units), written with
-    deterministic Fourier features (:func:`_se_fourier`: ``sqrt(a_j) cos(omega_j u)`` and
-    ``sqrt(a_j) sin(omega_j u)``, 2J + 1 of them), so that META-KGL's group lasso applies; it is
-    exactly stationary with ``k(u, u) = 1``. A Categorical gets one base kernel, its one-hot
-    coordinates as features (``k = 1`` for the same choice, 0 otherwise). META-KGL thus selects
-    the parameters that matter and the scale on which each varies.
-
-    Attributes
-    ----------
-    names : ``"x@0.1"`` (parameter ``x``, lengthscale 0.1) or ``"kind"`` per kernel.
-    params : the parameter each kernel belongs to.
-    """
-
-    def __init__(self, space: SearchSpace, lengthscales: tuple[float, ...] = (0.1, 0.3)) -> None:
-        check_space(space)
-        given = numeric_array(lengthscales, "lengthscales", "a tuple of numbers in (0, 2]")
-        ls = [float(v) for v in given.reshape(-1)]
-        if not ls or any(not (math.isfinite(v) and 0 < v <= 2) for v in ls):
-            raise ValueError(f"lengthscales must lie in (0, 2]; got {lengthscales!r}")
-        columns = _Columns()
-        kinds: list[int] = []  # per column: 0 cos, 1 sin, 2 the coordinate itself
-        for prm, block in zip(space.params, space.blocks, strict=True):
-            if isinstance(prm, Categorical):
-                kinds += [2] * columns.add_categorical(prm, block)
-                continue
-            for v in ls:
-                omega, a = _se_fourier(v)
-                group: list[tuple[int, float, float]] = []
-                for w, aj in zip(omega, a, strict=True):
-                    group.append((block.start, float(w), math.sqrt(aj)))
-                    kinds.append(0)
-                    if w > 0:
-                        group.append((block.start, float(w), math.sqrt(aj)))
-                        kinds.append(1)
-                columns.add(group, f"{prm.name}@{v:g}", prm.name)
-        idx = np.array([c for c, _, _ in columns.cols])
-        omega_all = np.array([w for _, w, _ in columns.cols])
-        scale = np.array([s for _, _, s in columns.cols])
-        kind = np.array(kinds)
-
-        def features(X: np.ndarray) -> np.ndarray:  # (m, dim) -> (m, d)
-            U = X[:, idx]
-            out = np.where(kind == 1, np.sin(U * omega_all), np.cos(U * omega_all))
-            return scale * np.where(kind == 2, U, out)
-
-        super().__init__(features, columns, space.dim)
-        self.lengthscales = tuple(ls)
-
-
-class CosineDictionary(_NamedKernels):
-    """The paper's dictionary put on every coordinate: one base kernel per single feature
-    ``cos(j pi u_i)``, ``j = 1..n_frequencies``, for each Float / Int parameter, and the one-hot
-    coordinates of a Categorical as features of one kernel (as in :class:`SEDictionary`).
-
-    META-KGL then selects frequencies too and the learned kernel is very low-rank (a parametric
-    model); cosines also have a larger prior variance at the box's faces than inside it, which
-    pulls UCB to the faces. Pass ``base_kernels=CosineDictionary`` to use it.
-
-    Attributes
-    ----------
-    names : ``"x:cos(2 pi u)"`` or ``"kind"`` per kernel.
-    params : the parameter each kernel belongs to.
-    """
-
-    def __init__(self, space: SearchSpace, n_frequencies: int = 8) -> None:
-        check_space(space)
-        n_frequencies = check_count(n_frequencies, "n_frequencies", minimum=1)
-        columns = _Columns()
-        for prm, block in zip(space.params, space.blocks, strict=True):
-            if isinstance(prm, Categorical):
-                columns.add_categorical(prm, block)
-                continue
-            for j in range(1, int(n_frequencies) + 1):
-                columns.add([(block.start, np.pi * j, 1.0)], f"{prm.name}:cos({j} pi u)", prm.name)
-        idx = np.array([c for c, _, _ in columns.cols])
-        omega = np.array([w for _, w, _ in columns.cols])
-
-        def features(X: np.ndarray) -> np.ndarray:  # (m, dim) -> (m, d)
-            U = X[:, idx]
-            return np.where(omega < 0, U, np.cos(U * omega))
-
-        super().__init__(features, columns, space.dim)
-        self.n_frequencies = int(n_frequencies)
-
-
 @dataclass(frozen=True)
-class FamilyKernel:
-    """What LIBO knows before a study's next proposal.
+class FamilyKernel(MetaKernel):
+    """What LIBO knows before a study's next proposal: what META-KGL learnt from the family's
+    earlier studies (:class:`~kernelbandits.recipes.libo.MetaKernel`: ``base``, ``names``,
+    ``params``, ``estimate``, ``kernel``, ``selected_names``, ``selected_params``) and where
+    the study stands in its family.
 
     Attributes
     ----------
     task : ``s``, the study's 1-based position in its family.
     n_forced : ``n~_s``, its number of forced-exploration trials.
     studies : names of the earlier studies whose trials META-KGL used (in family order).
-    base : the base kernels (``p`` of them).
-    names : a name per base kernel.
-    params : the parameter of each base kernel (``""`` if unknown, for a custom dictionary).
-    estimate : META-KGL's result, ``None`` when no earlier study is usable.
-    kernel : the kernel of the base policy (``k_full`` when ``estimate`` is ``None`` or fell
-        back).
     """
 
-    task: int
-    n_forced: int
-    studies: tuple[str, ...]
-    base: BaseKernels
-    names: tuple[str, ...]
-    params: tuple[str, ...]
-    estimate: KernelEstimate | None
-    kernel: Kernel
-
-    @property
-    def selected_names(self) -> tuple[str, ...]:
-        """Names of the selected base kernels (empty for ``k_full``)."""
-        if self.estimate is None or self.estimate.fell_back:
-            return ()
-        return tuple(self.names[j] for j in self.estimate.selected)
-
-    @property
-    def selected_params(self) -> tuple[str, ...]:
-        """Sorted names of the parameters the selected kernels depend on."""
-        if self.estimate is None or self.estimate.fell_back:
-            return ()
-        return tuple(sorted({self.params[j] for j in self.estimate.selected}))
-
-
-def _fit_scale(
-    kernel: Kernel, space: SearchSpace, history: Sequence[Trial], direction: str
-) -> tuple[Kernel, float]:
-    """The meta-learned kernel shape with the current study's output scale and noise.
-
-    META-KGL learns which base kernels matter and their relative weights from the earlier
-    studies; the scale of the current study's standardised values around that shape, and its
-    noise, are the current study's own. They are fitted by type-II MAP
-    (:func:`~kernelbandits.regression.likelihood.fit_scale_and_noise`: ``y ~ N(0, v K + lam
-    I)`` on the completed trials, standardised as the campaign tells them), with ``log v ~
-    N(-log mean diag K, 1)`` (prior median: unit prior variance) and the default noise prior;
-    before two trials are complete, the prior medians (and noise ``1e-3``).
-    """
-    from kernelbandits.kernels.base import Scaled
-    from kernelbandits.regression.likelihood import fit_scale_and_noise
-
-    sign = 1.0 if direction == "maximize" else -1.0
-    done = [t for t in history if t.value is not None]
-    X = np.array([space.encode(t.params) for t in done]).reshape(-1, space.dim)
-    diag = float(np.mean(kernel.diag(X))) if len(done) else 1.0
-    log_scale = -math.log(max(diag, _SD_FLOOR))
-    if len(done) < 2:
-        return Scaled(kernel, math.exp(log_scale)), 1e-3
-    y, _, _ = standardize([sign * float(t.value or 0.0) for t in done])
-    v, lam = fit_scale_and_noise(kernel(X), y, (log_scale, 1.0))
-    return Scaled(kernel, v), lam
-
-
-#: lengthscale prior median (unit box) of a parameter META-KGL did not select: nearly irrelevant
-_UNSELECTED_LENGTHSCALE = 2.0
-
-
-def _family_prior(family: FamilyKernel, space: SearchSpace) -> HyperPrior | None:
-    """A lengthscale prior for a Matern-5/2 ARD GP from what META-KGL selected: the median of
-    a parameter's lengthscale is the shortest lengthscale of its selected SE base kernels
-    (``"x@0.1"``: 0.1), :data:`_UNSELECTED_LENGTHSCALE` if none of its kernels was selected,
-    the default median for a selected categorical; log-sd 0.5. ``None`` when META-KGL fell back
-    or the base kernels are not named ``param@lengthscale`` (a custom dictionary)."""
-    if family.estimate is None or family.estimate.fell_back:
-        return None
-    default = 0.35 * math.sqrt(space.dim)
-    medians = np.full(space.dim, _UNSELECTED_LENGTHSCALE)
-    blocks = dict(zip(space.names, space.blocks, strict=True))
-    for j in family.estimate.selected:
-        name, param = family.names[j], family.params[j]
-        if param not in blocks:
-            return None
-        scale = float(name.split("@", 1)[1]) if "@" in name else default
-        block = blocks[param]
-        medians[block] = np.minimum(medians[block], scale)
-    return HyperPrior(lengthscale=(np.log(medians), 0.5))
-
-
-def _completed(storage: BaseStorage, fs: Any) -> list[FrozenTrial]:
-    """The COMPLETE trials with a finite value of the study ``fs`` (a FrozenStudy)."""
-    return [
-        t
-        for t in storage.get_all_trials(fs._study_id, deepcopy=False, states=(TrialState.COMPLETE,))
-        if t.value is not None and math.isfinite(t.value)
-    ]
+    task: int = 1
+    n_forced: int = 0
+    studies: tuple[str, ...] = ()
 
 
 def _space_difference(
@@ -432,7 +207,7 @@ def _space_difference(
     return "; ".join(parts)
 
 
-class LIBOSampler(GPUCBSampler):
+class LIBOSampler(RecipeSampler):
     """LIBO (Schur et al. 2023, Alg. 2) across the studies of a family (see the module notes).
 
     Parameters
@@ -459,9 +234,9 @@ class LIBOSampler(GPUCBSampler):
         differs.
     hyperparameters
         ``"map"`` (default): the meta-learned kernel gets the current study's output scale
-        and noise variance, fitted by type-II MAP at every proposal (:func:`_fit_scale`), and
+        and noise variance, fitted by type-II MAP at every proposal (:func:`kernelbandits.recipes.libo.fit_scale`), and
         the family's first study, which has no earlier study to learn a kernel from, is run as
-        :class:`GPUCBSampler` with type-II MAP hyperparameters; ``"fixed"``: the meta-learned
+        :class:`GPBOSampler` with type-II MAP hyperparameters; ``"fixed"``: the meta-learned
         (or base) kernel as it is, with ``noise_var`` (the behaviour before this option).
     acquisition
         ``"ei"`` (default; expected improvement, maximised as log EI) or ``"ucb"`` (GP-UCB
@@ -473,9 +248,9 @@ class LIBOSampler(GPUCBSampler):
         How the earlier studies inform the current one's GP. ``"meta-prior"`` (default): META-KGL
         selects the base kernels that matter, and that selection becomes the lengthscale prior
         of a Matern-5/2 ARD GP fitted by type-II MAP on the study's own trials
-        (:func:`_family_prior`: a selected parameter's lengthscale median is its shortest
+        (:func:`kernelbandits.recipes.libo.family_prior`: a selected parameter's lengthscale median is its shortest
         selected SE lengthscale, an unselected one's 2.0, nearly irrelevant), as
-        :class:`GPUCBSampler` fits it otherwise; so the model can express interactions between
+        :class:`GPBOSampler` fits it otherwise; so the model can express interactions between
         parameters, which the additive learned kernel cannot. ``"meta-kernel"``: Alg. 2's
         GP on the learned kernel itself (its output scale and noise fitted with
         ``hyperparameters="map"``). A prior needs a MAP fit: with ``hyperparameters="fixed"``
@@ -497,7 +272,7 @@ class LIBOSampler(GPUCBSampler):
         *,
         seed: int | None = None,
         n_trials: int,
-        beta: float = 2.0,
+        beta: float | str = 2.0,
         base_kernels: Callable[[SearchSpace], BaseKernels] | None = None,
         penalty: float = 0.2,
         omega: float = 0.25,
@@ -511,47 +286,24 @@ class LIBOSampler(GPUCBSampler):
         if not isinstance(family, str) or not family:
             raise ValueError(f"family must be a non-empty string; got {family!r}")
         n_trials = check_count(n_trials, "n_trials", minimum=1)
-        for name, value in (("penalty", penalty), ("omega", omega), ("noise_var", noise_var)):
-            check_positive(value, name)
-        if base_kernels is not None and not callable(base_kernels):
-            raise ValueError(
-                "base_kernels must be a callable space -> BaseKernels (e.g. SEDictionary) or "
-                f"None; got {base_kernels!r}"
-            )
         if on_mismatch not in ("raise", "skip"):
             raise ValueError(f"on_mismatch must be 'raise' or 'skip'; got {on_mismatch!r}")
-        super().__init__(seed=seed, beta=beta, n_startup_trials=1, hyperparameters=hyperparameters)
-        self.family = family
-        self.n_trials = int(n_trials)
-        self._base_kernels = base_kernels
-        self._penalty, self._omega = float(penalty), float(omega)
-        self._noise_var = float(noise_var)
-        self._on_mismatch = on_mismatch
-        self._skip_warned: set[str] = set()
-        self._kernels: dict[bytes, KernelEstimate] = {}  # META-KGL fits by their data
         if not isinstance(warm_start, bool):
             raise ValueError(f"warm_start must be True or False; got {warm_start!r}")
+        self._options = LIBOOptions(
+            beta, base_kernels, penalty, omega, noise_var, hyperparameters, acquisition, model
+        )
+        super().__init__(seed=seed, n_startup_trials=1)
+        self.family = family
+        self.n_trials = int(n_trials)
+        self._on_mismatch = on_mismatch
+        self._skip_warned: set[str] = set()
         self._warm_start = warm_start
-        if acquisition not in ("ucb", "ei"):
-            raise ValueError(f"acquisition must be 'ucb' or 'ei'; got {acquisition!r}")
-        self._libo_acquisition: Literal["ucb", "ei"] = acquisition
-        if model not in ("meta-kernel", "meta-prior"):
-            raise ValueError(f"model must be 'meta-kernel' or 'meta-prior'; got {model!r}")
-        self._model = model
 
     # -- the family -----------------------------------------------------------------------------
     def _earlier(self, study: Study) -> list[Any]:
         """The family's studies created before ``study`` (FrozenStudy objects, in order)."""
-        storage: BaseStorage = study._storage
-        own = study._study_id
-        return sorted(
-            (
-                fs
-                for fs in storage.get_all_studies()
-                if fs.user_attrs.get(FAMILY_ATTR) == self.family and fs._study_id < own
-            ),
-            key=lambda fs: fs._study_id,
-        )
+        return studies_before(study, FAMILY_ATTR, self.family)
 
     def n_forced(self, study: Study) -> int:
         """``n~_s``: how many trials of ``study`` explore uniformly (Alg. 5)."""
@@ -559,26 +311,15 @@ class LIBOSampler(GPUCBSampler):
         rates = [math.sqrt(self.n_trials) / u**0.25 for u in range(1, s + 1)]
         return min(integer_exploration(rates)[-1], self.n_trials)
 
-    def _base(self, space: SearchSpace) -> tuple[BaseKernels, tuple[str, ...], tuple[str, ...]]:
-        if self._base_kernels is None:
-            se = SEDictionary(space)
-            return se, se.names, se.params
-        base = self._base_kernels(space)
-        if not isinstance(base, BaseKernels):
-            raise ValueError(f"base_kernels must return BaseKernels; got {type(base).__name__}")
-        names = tuple(getattr(base, "names", [f"k{j}" for j in range(base.n_kernels)]))
-        params = tuple(getattr(base, "params", [""] * base.n_kernels))
-        return base, names, params
-
     def _task_data(
         self,
-        storage: BaseStorage,
+        study: Study,
         fs: Any,
         search_space: dict[str, BaseDistribution],
         space: SearchSpace,
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """One earlier study as META-KGL's task ``(X (n_u, D), y (n_u,))``; ``None``: no data."""
-        trials = _completed(storage, fs)
+        trials = completed_trials_of(study, fs)
         if not trials:
             return None
         problem = _space_difference(_varying_intersection(trials), search_space)
@@ -597,15 +338,12 @@ class LIBOSampler(GPUCBSampler):
             return None
         if len(trials) < 2:
             return None
-        sign = -1.0 if fs.directions[0] == StudyDirection.MINIMIZE else 1.0
+        minimize = fs.directions[0] == StudyDirection.MINIMIZE
+        direction: Literal["maximize", "minimize"] = "minimize" if minimize else "maximize"
         names = list(space.names)
-        X = np.array(
-            [
-                space.encode({n: _internal(search_space[n], t.params[n]) for n in names})
-                for t in trials
-            ]
-        )
-        return X, standardize([sign * float(t.value or 0.0) for t in trials])[0]
+        params = tuple({n: _internal(search_space[n], t.params[n]) for n in names} for t in trials)
+        values = np.array([float(t.value or 0.0) for t in trials])
+        return task_data(Observations(params, values, direction, fs.study_name), space)
 
     def family_kernel(
         self, study: Study, search_space: dict[str, BaseDistribution] | None = None
@@ -622,86 +360,34 @@ class LIBOSampler(GPUCBSampler):
             raise ValueError(
                 "the study has no relative search space yet; pass search_space (distributions)"
             )
-        base, names, params = self._base(space)
         earlier = self._earlier(study)
         tasks, used = [], []
         for fs in earlier:
-            data = self._task_data(study._storage, fs, search_space, space)
+            data = self._task_data(study, fs, search_space, space)
             if data is not None:
                 tasks.append(data)
                 used.append(fs.study_name)
-        estimate = None
-        if tasks:
-            estimate = self._meta_kgl(base, names, tasks)
+        o = self._options
+        meta = meta_kernel(space, tasks, o.base_kernels, o.penalty, o.omega)
         return FamilyKernel(
             task=len(earlier) + 1,
             n_forced=self.n_forced(study),
             studies=tuple(used),
-            base=base,
-            names=names,
-            params=params,
-            estimate=estimate,
-            kernel=base.kernel(None) if estimate is None else estimate.kernel,
+            base=meta.base,
+            names=meta.names,
+            params=meta.params,
+            estimate=meta.estimate,
+            kernel=meta.kernel,
         )
 
-    def _meta_kgl(
-        self, base: BaseKernels, names: tuple[str, ...], tasks: list[tuple[np.ndarray, np.ndarray]]
-    ) -> KernelEstimate:
-        """META-KGL on ``tasks``, memoised by the bytes of the tasks' data and the base kernels'
-        names: the kernel depends on the earlier studies only, so the trials of one study all
-        reuse one fit (the group lasso was 0.56 s of a 0.70 s trial at the 8th study of a
-        5-D family) while a change in an earlier study still refits."""
-        from kernelbandits.campaign import fit_key
-
-        arrays = [part for task in tasks for part in task]
-        key = fit_key("|".join(names), arrays, [self._penalty, self._omega])
-        if key not in self._kernels:
-            if len(self._kernels) >= 8:
-                self._kernels.pop(next(iter(self._kernels)))
-            self._kernels[key] = MetaKGL(base, penalty=self._penalty, omega=self._omega).fit(tasks)
-        return self._kernels[key]
-
     # -- the sampler ----------------------------------------------------------------------------
-    def _make_policy(
-        self,
-        space: SearchSpace,
-        study: Study,
-        search_space: dict[str, BaseDistribution],
-        history: Sequence[Trial],
-    ) -> PolicyFactory:
-        """The study's GP from what META-KGL learns on the earlier studies.
-
-        With ``hyperparameters="map"``: the family's first study (nothing learnt yet) gets
-        :func:`kernelbandits.campaign.gp` as :class:`GPUCBSampler`; later ones the same GP with
-        the selection as its lengthscale prior (``model="meta-prior"``, :func:`_family_prior`),
-        or the learned kernel with the study's own output scale and noise (``"meta-kernel"``,
-        or a selection the prior cannot express, :func:`_fit_scale`). With ``"fixed"``: the
-        learned kernel (``k_full`` first) with ``noise_var``, as Alg. 2. The acquisition is
-        maximised by :class:`~kernelbandits.acquisition.BoxOptimizer` in every case."""
-        from kernelbandits import campaign
-        from kernelbandits.acquisition import BoxOptimizer
-        from kernelbandits.policies.gp import GPEI, GPUCB
-
+    def recipe_for(
+        self, space: SearchSpace, study: Study, search_space: dict[str, BaseDistribution]
+    ) -> LIBORecipe:
+        """:func:`kernelbandits.recipes.libo` on what META-KGL learns from the earlier studies
+        (the family's first study: nothing learnt, the plain GP recipe with ``"map"``)."""
         family = self.family_kernel(study, search_space)
-        kernel, noise_var = family.kernel, self._noise_var
-        if self._hyperparameters == "map":
-            if family.estimate is None:  # nothing learnt yet: GPUCBSampler's own GP
-                return campaign.gp(space, self._libo_acquisition, beta=self._beta)
-            prior = _family_prior(family, space) if self._model == "meta-prior" else None
-            if prior is not None:  # the selection as the prior of a per-study MAP GP
-                return campaign.gp(space, self._libo_acquisition, beta=self._beta, prior=prior)
-            kernel, noise_var = _fit_scale(kernel, space, history, study_direction(study))
-        beta = float(self._beta)
-        optimizer = BoxOptimizer(projection=None if space.is_continuous else space.snap_rows)
-
-        def factory(domain: Domain, seed: int) -> Policy:
-            if self._libo_acquisition == "ei":
-                return GPEI(domain, kernel, noise_var=noise_var, seed=seed, optimizer=optimizer)
-            return GPUCB(
-                domain, kernel, noise_var=noise_var, beta=beta, seed=seed, optimizer=optimizer
-            )
-
-        return factory
+        return LIBORecipe(space, family, self._options)
 
     def is_forced(self, study: Study, trial: FrozenTrial) -> bool:
         """Whether ``trial`` is one of the study's forced-exploration trials."""
@@ -723,7 +409,7 @@ class LIBOSampler(GPUCBSampler):
         param_name: str,
         param_distribution: BaseDistribution,
     ) -> Any:
-        """Uniform draw on a forced-exploration trial; otherwise as :class:`GPUCBSampler`."""
+        """Uniform draw on a forced-exploration trial; otherwise as :class:`GPBOSampler`."""
         if not self.is_forced(study, trial):
             return super().sample_independent(study, trial, param_name, param_distribution)
         self._check_single_objective(study)
@@ -743,13 +429,12 @@ class LIBOSampler(GPUCBSampler):
     def _earlier_best(self, study: Study) -> list[dict[str, tuple[BaseDistribution, Any]]]:
         """The best COMPLETE trial of each earlier study of the family, most recent first,
         as ``{name: (distribution, value)}``; repeated configurations are kept once."""
-        storage: BaseStorage = study._storage
         out: list[dict[str, tuple[BaseDistribution, Any]]] = []
         for fs in reversed(self._earlier(study)):
             if len(fs.directions) > 1:
                 continue
             sign = -1.0 if fs.directions[0] == StudyDirection.MINIMIZE else 1.0
-            done = _completed(storage, fs)
+            done = completed_trials_of(study, fs)
             if not done:
                 continue
             best = max(done, key=lambda t: sign * float(t.value or 0.0))

@@ -13,25 +13,29 @@ from optuna.samplers import BaseSampler
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from kernelbandits._validation import FloatArray, check_count, numeric_array
+from kernelbandits._random import policy_seed
+from kernelbandits._validation import FloatArray, check_count
 from kernelbandits.acquisition import (
     BoxOptimizer,
     expected_hypervolume_improvement,
     log_ei_score,
     maximize_score,
 )
-from kernelbandits.campaign import icm_map_fit, policy_seed
 from kernelbandits.integrations.optuna._common import (
     PROPOSAL_ATTR,
     _external,
     _internal,
     _params_in,
+    record_on_trial,
     search_space_from_distributions,
 )
-from kernelbandits.integrations.optuna._gpucb import GPUCBSampler
-from kernelbandits.kernels import ICM, Matern
+from kernelbandits.integrations.optuna._sampler import RecipeSampler
+from kernelbandits.kernels import ICM
 from kernelbandits.kernels.multitask import check_task_matrix
+from kernelbandits.outcome import SD_FLOOR
 from kernelbandits.policies import MTKB
+from kernelbandits.recipes.base import check_beta
+from kernelbandits.recipes.multitask import estimate_task_matrix, multitask_model
 from kernelbandits.scalarization import (
     ChebyshevScalarization,
     LinearScalarization,
@@ -43,51 +47,13 @@ from kernelbandits.space import SearchSpace
 if TYPE_CHECKING:
     from optuna.study import Study
 
-__all__ = ["WEIGHT_ATTR", "MultiTaskSampler", "estimate_task_matrix"]
+__all__ = ["WEIGHT_ATTR", "MultiTaskSampler", "estimate_task_matrix"]  # the estimate: recipes
 
 #: trial system attribute under which the scalarisation weight of a proposal is recorded
 WEIGHT_ATTR = "kernelbandits:scalarization_weight"
 
-#: input kernel lengthscale (unit-box coordinates) and regulariser ``eta`` (noise variance of
-#: the standardised objectives): the defaults of :func:`kernelbandits.campaign.gp_ucb`
-LENGTHSCALE = 0.2
-NOISE_VAR = 1e-3
-
-#: smallest shrinkage of the estimated task matrix towards the identity
-MIN_SHRINKAGE = 0.2
-
-_SD_FLOOR = 1e-12
 _WEIGHT_STREAM = 2  # SeedSequence([seed, slot, 2]): the scalarisation weight of slot `slot`
 _FD_STEP = 1e-6  # central-difference step of the acquisition gradient (unit-box coordinates)
-
-
-def estimate_task_matrix(values: ArrayLike) -> FloatArray:
-    """The default ICM task matrix ``B`` from completed objective values ``(t, n)``.
-
-    ``B = (1 - s) R + s I``: the empirical correlation matrix ``R`` of the columns (an objective
-    that is constant over the rows is uncorrelated with the others), shrunk towards the identity
-    by ``s = min(1, max(0.2, 1 / sqrt(t)))`` (a sample correlation has a standard error of
-    about ``1 / sqrt(t)``; the floor keeps every eigenvalue of ``B`` at least 0.2, so no
-    direction of the task space is ever taken as known exactly). ``R`` is PSD, so ``B`` is PSD
-    with a unit diagonal, matching objectives standardised to unit variance. ``t < 2`` gives
-    the identity.
-    """
-    Y = numeric_array(values, "values", "an array of numbers of shape (t, n)")
-    if Y.ndim != 2 or Y.shape[1] < 1:
-        raise ValueError(f"values must have shape (t, n); got {Y.shape}")
-    t, n = Y.shape
-    if t < 2:
-        return np.eye(n)
-    centred = Y - Y.mean(axis=0)
-    sd = np.sqrt(np.mean(centred**2, axis=0))
-    live = sd > _SD_FLOOR
-    Z = np.zeros_like(centred)
-    Z[:, live] = centred[:, live] / sd[live]
-    R = (Z.T @ Z) / t
-    np.fill_diagonal(R, 1.0)
-    s = min(1.0, max(MIN_SHRINKAGE, 1.0 / math.sqrt(t)))
-    B = (1.0 - s) * R + s * np.eye(n)
-    return check_task_matrix(0.5 * (B + B.T), n)
 
 
 @dataclass
@@ -99,7 +65,7 @@ class _VectorHistory:
     X_pending: FloatArray  # (p, dim)
 
 
-class MultiTaskSampler(GPUCBSampler):
+class MultiTaskSampler(RecipeSampler):
     """An Optuna sampler for multi-objective studies driven by MT-KB.
 
     The objectives of the study are the tasks of multi-task kernelized bandits (MT-KB;
@@ -138,12 +104,12 @@ class MultiTaskSampler(GPUCBSampler):
         proposal.
     beta
         The MT-KB confidence radius ``beta`` (a positive constant, default 2.0 as in
-        :class:`GPUCBSampler`), or ``"theory"`` for the radius of Thm 2 of Chowdhury & Gopalan
+        :class:`GPBOSampler`), or ``"theory"`` for the radius of Thm 2 of Chowdhury & Gopalan
         (2021) with ``b = 1``, ``sigma = sqrt(eta)``, ``delta = 0.1``.
     n_startup_trials
         Number of COMPLETE trials sampled at random before MT-KB takes over.
     independent_sampler
-        As in :class:`GPUCBSampler` (``None``: seeded random draws by ``(seed, slot, name)``).
+        As in :class:`GPBOSampler` (``None``: seeded random draws by ``(seed, slot, name)``).
     hyperparameters
         ``"map"`` (default): the ICM model's Matern-5/2 ARD lengthscales, task matrix ``B``
         (with ``task_matrix="auto"``) and noise variance ``eta`` are fitted by type-II MAP on
@@ -172,12 +138,12 @@ class MultiTaskSampler(GPUCBSampler):
     How a proposal is made
     ----------------------
     Search space, startup trials, dynamic parameters, ``step`` distributions and the
-    independent sampler follow :class:`GPUCBSampler`. The *slot* of a trial is the number of
+    independent sampler follow :class:`GPBOSampler`. The *slot* of a trial is the number of
     earlier trials that are not FAIL (a failed trial is retried with the same proposal).
 
     * **Tasks and signs.** A study with ``m >= 2`` objectives has ``m`` tasks; an objective
       the study minimises is negated, so the model maximises every task. A single-objective
-      study raises ``ValueError`` (use :class:`GPUCBSampler`).
+      study raises ``ValueError`` (use :class:`GPBOSampler`).
     * **Data.** COMPLETE trials whose values are all finite are observations; RUNNING /
       WAITING trials that hold the parameters are pending; FAIL and PRUNED trials (Optuna
       cannot report intermediate values of multi-objective trials) and COMPLETE trials with a
@@ -198,15 +164,15 @@ class MultiTaskSampler(GPUCBSampler):
       :class:`~kernelbandits.regression.likelihood.HyperPrior`), ``W_ij ~ N(0, 1)`` and
       ``log kappa_a ~ N(log 0.1, 1)``, so ``diag(B)`` is about 1 a priori, as the
       standardised objectives are (:class:`~kernelbandits.regression.icm_likelihood.ICMPrior`).
-      The fit follows the refit schedule of :func:`kernelbandits.campaign.gp`: it is made on
+      The fit follows the refit schedule of :func:`kernelbandits.recipes.gp`: it is made on
       the first ``schedule_point(t)`` completed trials (every trial up to 20, then each time
       their number has grown by 20 %), each fit warm-started from the one before and from 4
       draws of the prior, seeded by ``(seed, number of trials)``
-      (:func:`kernelbandits.campaign.icm_map_fit`; memoised in-process), so proposals stay a
+      (:func:`kernelbandits.regression.hyperparameters.ICMMaximumAPosteriori`; memoised in-process), so proposals stay a
       pure function of ``(seed, trial history)``. With ``task_matrix="independent"`` or a
       given matrix ``B`` is kept and only ``l`` and ``eta`` are fitted. With
       ``hyperparameters="fixed"``, or fewer than 2 completed trials: ``l = 0.2``,
-      ``eta = 1e-3`` (the defaults of :func:`kernelbandits.campaign.gp_ucb`) and ``B`` from
+      ``eta = 1e-3`` (the defaults of :func:`kernelbandits.recipes.gp_ucb`) and ``B`` from
       ``task_matrix``. Pending trials are then told MT-KB's *vector posterior mean* at their
       point (GP-BUCB hallucination, Desautels, Krause & Burdick, 2014): the means are
       unchanged and the variance there shrinks, so parallel workers spread out.
@@ -255,13 +221,16 @@ class MultiTaskSampler(GPUCBSampler):
         rank: int = 1,
         acquisition: Literal["ucb", "ei", "ehvi"] = "ehvi",
     ) -> None:
+        if hyperparameters not in ("fixed", "map"):
+            raise ValueError(f"hyperparameters must be 'fixed' or 'map'; got {hyperparameters!r}")
+        check_beta(beta)
         super().__init__(
             seed=seed,
-            beta=beta,
             n_startup_trials=n_startup_trials,
             independent_sampler=independent_sampler,
-            hyperparameters=hyperparameters,
         )
+        self._beta = beta
+        self._hyperparameters: Literal["fixed", "map"] = hyperparameters
         self._rank = check_count(rank, "rank", minimum=1)
         if acquisition not in ("ucb", "ei", "ehvi"):
             raise ValueError(f"acquisition must be 'ucb', 'ei' or 'ehvi'; got {acquisition!r}")
@@ -285,14 +254,14 @@ class MultiTaskSampler(GPUCBSampler):
                 raise ValueError(f"task_matrix must be m x m with m >= 2 objectives; got {B.shape}")
             self._task_matrix = B
 
-    # -- GPUCBSampler hooks ---------------------------------------------------------------------
+    # -- GPBOSampler hooks ---------------------------------------------------------------------
     def _check_single_objective(self, study: Study) -> None:
         """The parent's study check, inverted: this sampler needs ``m >= 2`` objectives."""
         if len(study.directions) < 2:
             raise ValueError(
                 "MultiTaskSampler needs a multi-objective study (create_study(directions=[...]) "
                 "with at least two objectives); this study has one objective: use "
-                "kernelbandits.integrations.optuna.GPUCBSampler instead"
+                "kernelbandits.integrations.optuna.GPBOSampler instead"
             )
 
     # -- helpers --------------------------------------------------------------------------------
@@ -334,27 +303,18 @@ class MultiTaskSampler(GPUCBSampler):
             np.array(pending_x, dtype=float).reshape(-1, dim),
         )
 
-    def _task_matrix_for(self, Y_std: FloatArray) -> FloatArray:
-        n = Y_std.shape[1]
-        if isinstance(self._task_matrix, str):
-            return np.eye(n) if self._task_matrix == "independent" else estimate_task_matrix(Y_std)
-        if self._task_matrix.shape[0] != n:
-            raise ValueError(
-                f"task_matrix is {self._task_matrix.shape[0]} x {self._task_matrix.shape[0]} "
-                f"but the study has {n} objectives"
-            )
-        return self._task_matrix
-
     def _model(self, hist: _VectorHistory, Y_std: FloatArray) -> tuple[ICM, float]:
-        """The ICM kernel and the noise variance ``eta`` of this proposal's MT-KB (class notes)."""
-        if self._hyperparameters == "fixed" or Y_std.shape[0] < 2:
-            return ICM(Matern(LENGTHSCALE, nu=2.5), self._task_matrix_for(Y_std)), NOISE_VAR
-        auto = isinstance(self._task_matrix, str) and self._task_matrix == "auto"
-        fixed = None if auto else self._task_matrix_for(Y_std)
-        rank = min(self._rank, Y_std.shape[1])
-        fit = icm_map_fit(hist.X_done, hist.Y_done, self._seed, rank, fixed)
-        assert fit is not None  # at least 2 observations
-        return fit.kernel(), fit.noise_var
+        """The ICM kernel and the noise variance ``eta`` of this proposal's MT-KB
+        (:func:`kernelbandits.recipes.multitask_model`, class notes)."""
+        return multitask_model(
+            hist.X_done,
+            hist.Y_done,
+            Y_std,
+            self._seed,
+            self._task_matrix,  # type: ignore[arg-type]
+            self._hyperparameters,
+            self._rank,
+        )
 
     def _make_scalarization(self, Y_std: FloatArray) -> Scalarization:
         if self._scalarization_kind == "linear":
@@ -381,7 +341,7 @@ class MultiTaskSampler(GPUCBSampler):
         if hist.Y_done.shape[0] == 0:
             return None
         mean = hist.Y_done.mean(axis=0)
-        sd = np.maximum(hist.Y_done.std(axis=0), _SD_FLOOR)
+        sd = np.maximum(hist.Y_done.std(axis=0), SD_FLOOR)
         Y_std = (hist.Y_done - mean) / sd
         n = Y_std.shape[1]
 
@@ -510,12 +470,11 @@ class MultiTaskSampler(GPUCBSampler):
         """MT-KB's proposal for a random scalarisation, rebuilt from the storage (class notes)."""
         if not search_space:
             return {}
-        with self._proposal_lock:  # recorded before the next proposal (GPUCBSampler's notes)
+        with self._proposal_lock:  # recorded before the next proposal (GPBOSampler's notes)
             result = self.propose(study, trial, search_space)
             if result is None:
                 return {}
             params, weight = result
-            storage, trial_id = study._storage, trial._trial_id
-            storage.set_trial_system_attr(trial_id, PROPOSAL_ATTR, params)
-        storage.set_trial_system_attr(trial_id, WEIGHT_ATTR, [float(w) for w in weight])
+            record_on_trial(study, trial, PROPOSAL_ATTR, params)
+        record_on_trial(study, trial, WEIGHT_ATTR, [float(w) for w in weight])
         return params

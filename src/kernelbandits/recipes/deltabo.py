@@ -1,0 +1,288 @@
+"""DeltaBO's fitted transfer model as a recipe: a new task modelled as an earlier (source) task
+plus a difference.
+
+DeltaBO is Alg. 1 of Lin, Zhao, Kolar & Liu, *Provable Accelerated Bayesian Optimization with
+Knowledge Transfer* (:class:`~kernelbandits.policies.transfer.DeltaBO`): the target objective
+is ``f = g + delta``, ``g`` the source objective (its GP posterior computed once from the
+source's observations) and ``delta`` the difference, with a prior that believes it small and
+smooth. Used by a :class:`~kernelbandits.campaign.Campaign` directly
+(``Campaign(space, deltabo(space, source=earlier_campaign))``) and by
+:class:`~kernelbandits.integrations.optuna.DeltaBOSampler`.
+
+One scale for source and target: values are made larger-is-better, the source values
+standardised by their own mean ``m_s`` and sd ``sd_s`` (``sd_s = 1`` if they are all equal),
+and the target values put on *the same* scale, ``(v - m_s) / sd_s``. The campaign's policy is
+told the target values standardised by the target's ``(m_t, sd_t)``; the policy this recipe
+builds maps them back through an :class:`~kernelbandits.outcome.Affine` transform
+(:class:`~kernelbandits.policies.outcome.AffineOutcome`), so pending trials are hallucinated
+in the campaign's units.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from kernelbandits._validation import FloatArray, as_points, check_positive
+from kernelbandits.domains import Domain
+from kernelbandits.kernels import RBF, Kernel, Matern
+from kernelbandits.kernels.base import check_theta
+from kernelbandits.outcome import Affine, standardize
+from kernelbandits.policies.base import Policy
+from kernelbandits.policies.outcome import AffineOutcome
+from kernelbandits.policies.transfer import DeltaBO, JointGPUCB
+from kernelbandits.problems.transfer import SourceData
+from kernelbandits.recipes.base import Prepared, check_domain
+from kernelbandits.recipes.observations import Observations, as_observations
+from kernelbandits.regression.fit_cache import fit_key, memoised
+from kernelbandits.regression.likelihood import schedule_point
+from kernelbandits.regression.transfer_fit import fit_delta, fit_source
+from kernelbandits.space import SearchSpace, check_space
+
+__all__ = [
+    "DeltaBOOptions",
+    "DeltaBORecipe",
+    "Offset",
+    "deltabo",
+    "fitted_transfer_model",
+    "source_scale",
+]
+
+Model = Literal["deltabo", "joint"]
+Hyperparameters = Literal["fixed", "map", "map+source"]
+
+
+class Offset(Kernel):
+    """The constant kernel ``k(x, x') = variance``: an unknown constant offset (the target as a
+    whole above or below the source)."""
+
+    def __init__(self, variance: float) -> None:
+        if not (math.isfinite(variance) and variance > 0):
+            raise ValueError(f"variance must be positive; got {variance!r}")
+        self.variance = float(variance)
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        return np.full((X.shape[0], Y.shape[0]), self.variance)
+
+    def diag(self, X: ArrayLike) -> FloatArray:
+        return np.full(as_points(X, "X").shape[0], self.variance)
+
+    @property
+    def theta(self) -> FloatArray:
+        return np.array([math.log(self.variance)])
+
+    def with_theta(self, theta: ArrayLike) -> Offset:
+        return Offset(float(np.exp(check_theta(theta, 1)[0])))
+
+    def __repr__(self) -> str:
+        return f"Offset(variance={self.variance:g})"
+
+
+def source_scale(values: FloatArray) -> tuple[FloatArray, float, float]:
+    """``((v - m_s) / sd_s, m_s, sd_s)`` of larger-is-better source values ``(N,)``:
+    ``sd_s = 1`` when the values are all equal (relative to ``max(1, |m_s|)``)."""
+    m_s = float(np.mean(values))
+    sd = float(np.std(values))
+    sd_s = sd if sd > 1e-12 * max(1.0, abs(m_s)) else 1.0
+    return (values - m_s) / sd_s, m_s, sd_s
+
+
+@dataclass(frozen=True)
+class DeltaBOOptions:
+    """The settings of :func:`deltabo` (see there), checked on construction."""
+
+    beta: float = 2.0
+    source_lengthscale: float = 0.2
+    delta_lengthscale: float = 0.1
+    tau: float = 0.5
+    offset_sd: float = 1.0
+    noise_var: float = 1e-3
+    source_noise_var: float = 1e-2
+    model: Model = "joint"
+    hyperparameters: Hyperparameters = "map"
+
+    def __post_init__(self) -> None:
+        for name in (
+            "beta",  # a number here: Thm 1's schedule needs the domain
+            "source_lengthscale",
+            "delta_lengthscale",
+            "tau",
+            "offset_sd",
+            "noise_var",
+            "source_noise_var",
+        ):
+            object.__setattr__(self, name, check_positive(getattr(self, name), name))
+        if self.model not in ("deltabo", "joint"):
+            raise ValueError(f"model must be 'deltabo' or 'joint'; got {self.model!r}")
+        if self.hyperparameters not in ("fixed", "map", "map+source"):
+            raise ValueError(
+                "hyperparameters must be 'fixed', 'map' or 'map+source'; "
+                f"got {self.hyperparameters!r}"
+            )
+
+
+def deltabo(
+    space: SearchSpace,
+    source: object,
+    *,
+    beta: float = 2.0,
+    source_lengthscale: float = 0.2,
+    delta_lengthscale: float = 0.1,
+    tau: float = 0.5,
+    offset_sd: float = 1.0,
+    noise_var: float = 1e-3,
+    source_noise_var: float = 1e-2,
+    model: Model = "joint",
+    hyperparameters: Hyperparameters = "map",
+) -> DeltaBORecipe:
+    """DeltaBO's transfer model on the unit box of ``space``, from ``source``.
+
+    Parameters
+    ----------
+    source : the source task's completed evaluations in ``space``: a finished
+        :class:`~kernelbandits.campaign.Campaign` (its direction is used), a sequence of
+        :class:`~kernelbandits.campaign.Trial` (maximised) or
+        :class:`~kernelbandits.recipes.Observations`. Its values must go the same way as the
+        campaign's (both maximised or both minimised).
+    beta : UCB width multiplier ``sqrt(beta_t)`` of eq. 7 (constant).
+    hyperparameters : ``"map"`` (default): the difference model (``k_delta``, Matern-5/2 ARD,
+        the target noise and a task scale ``rho``, ``f = rho (g + delta)``) fitted by type-II
+        MAP on the target's residuals under the source posterior
+        (:func:`~kernelbandits.regression.transfer_fit.fit_delta`) on the geometric schedule,
+        with the source model fixed (``source_lengthscale``, ``source_noise_var``);
+        ``"map+source"``: the source kernel and noise fitted too
+        (:func:`~kernelbandits.regression.transfer_fit.fit_source`); ``"fixed"``: every value
+        below.
+    source_lengthscale, delta_lengthscale, tau, offset_sd, noise_var, source_noise_var : the
+        fixed model on the source's standardised scale: ``k_g = Matern-5/2(source_lengthscale)``,
+        ``k_delta = tau^2 SE(delta_lengthscale) + offset_sd^2`` (:class:`Offset`), target and
+        source noise variances.
+    model : ``"joint"`` (default): the exact posterior of ``f`` given source and target
+        (:class:`~kernelbandits.policies.transfer.JointGPUCB`); ``"deltabo"``: Alg. 1 as
+        printed (:class:`~kernelbandits.policies.transfer.DeltaBO`).
+
+    See :class:`~kernelbandits.integrations.optuna.DeltaBOSampler` for the measurements behind
+    the defaults. ``ValueError`` for a source that is empty or outside ``space``.
+    """
+    check_space(space)
+    options = DeltaBOOptions(
+        beta,
+        source_lengthscale,
+        delta_lengthscale,
+        tau,
+        offset_sd,
+        noise_var,
+        source_noise_var,
+        model,
+        hyperparameters,
+    )
+    observations = as_observations(source, "source")
+    if observations.values.size == 0:
+        raise ValueError("source holds no completed evaluation: nothing to transfer")
+    if not np.all(np.isfinite(observations.values)):
+        raise ValueError("source values must be finite")
+    return DeltaBORecipe(space, observations, options)
+
+
+class DeltaBORecipe:
+    """The recipe :func:`deltabo` returns. Unprepared, it is the transfer model before any
+    target observation (as prepared on an empty history)."""
+
+    def __init__(self, space: SearchSpace, source: Observations, options: DeltaBOOptions) -> None:
+        self.space, self.source, self.options = space, source, options
+        # encoded source points (N, dim) and values on the source's standardised scale (N,)
+        self.X_source = source.encode(space)
+        self.y_source, self.m_source, self.sd_source = source_scale(source.sign * source.values)
+
+    def __call__(self, domain: Domain, seed: int) -> Policy:
+        return self.prepare(np.zeros((0, self.space.dim)), np.zeros(0), seed).factory(domain, seed)
+
+    def prepare(self, X: FloatArray, values: FloatArray, seed: int) -> Prepared:
+        """The transfer model fitted to the target's completed trials ``X (n, d)``,
+        ``values (n,)`` (larger is better), and the standardised values its policy is told."""
+        _, m_t, sd_t = standardize(values)
+        m_s, sd_s = self.m_source, self.sd_source
+        X_src, y_src = self.X_source, self.y_source
+        o = self.options
+        policy_class = DeltaBO if o.model == "deltabo" else JointGPUCB
+        offset = Offset(o.offset_sd**2)
+        source_kernel: Kernel = Matern(o.source_lengthscale, nu=2.5)
+        delta_kernel: Kernel = RBF(o.delta_lengthscale, variance=o.tau**2) + offset
+        source_noise, noise, rho = o.source_noise_var, o.noise_var, 1.0
+        if o.hyperparameters != "fixed":
+            X_t = np.asarray(X, dtype=float).reshape(-1, self.space.dim)
+            v_t = (values - m_s) / sd_s
+            fixed_source = None
+            if o.hyperparameters == "map":
+                iso = np.full(self.space.dim, o.source_lengthscale)
+                fixed_source = (Matern(iso, 1.0, nu=2.5), o.source_noise_var)
+            fitted = fitted_transfer_model(
+                X_src, y_src, X_t, v_t, seed, o.tau, offset.variance, fixed_source
+            )
+            source_kernel, source_noise = fitted[0], fitted[1]
+            delta_kernel, noise, rho = fitted[2] + offset, fitted[3], fitted[4]
+        # the campaign tells z = (v - m_t) / sd_t; the model wants (v - m_s) / (sd_s rho)
+        # (the source's scale, divided by the task scale rho of fit_delta)
+        outcome = Affine(sd_t / (sd_s * rho), (m_t - m_s) / (sd_s * rho))
+        beta, space = o.beta, self.space
+
+        def factory(domain: Domain, policy_seed: int) -> Policy:
+            check_domain(space, domain)
+            model = policy_class(
+                domain,
+                SourceData(X_src, y_src, source_noise),
+                source_kernel,
+                delta_kernel,
+                noise,
+                beta=beta,
+                seed=policy_seed,
+            )
+            return AffineOutcome(model, outcome.scale, outcome.shift)
+
+        return Prepared(factory, standardize(values)[0])
+
+
+def fitted_transfer_model(
+    X_src: FloatArray,
+    y_src: FloatArray,
+    X_t: FloatArray,
+    v_t: FloatArray,
+    seed: int,
+    tau: float,
+    offset_var: float,
+    source: tuple[Matern, float] | None = None,
+) -> tuple[Kernel, float, Kernel, float, float]:
+    """``(k_g, sigma_s^2, k_delta, sigma^2, rho)`` by type-II MAP
+    (:mod:`~kernelbandits.regression.transfer_fit`): the source fit once per source; the
+    difference fit on the first ``schedule_point(n)`` of the ``n`` target observations
+    ``X_t (n, d)``, ``v_t (n,)`` (on the source's scale); before any target observation, the
+    difference prior's medians. ``source``: the source kernel and noise as given (else fitted).
+    Memoised in-process (:mod:`~kernelbandits.regression.fit_cache`)."""
+    source_kernel, source_noise = source or memoised(
+        fit_key("deltabo-source", [X_src, y_src], [seed]),
+        lambda: fit_source(X_src, y_src, seed=np.random.SeedSequence([seed, 1])),
+    )
+    m = schedule_point(int(v_t.size))
+    if m == 0:
+        delta = Matern(source_kernel.lengthscale, tau**2, nu=2.5)
+        return source_kernel, source_noise, delta, 1e-3, 1.0
+    numbers = [seed, tau, offset_var, *source_kernel.theta, source_noise]
+    delta_kernel, noise, rho = memoised(
+        fit_key("deltabo-delta", [X_src, y_src, X_t[:m], v_t[:m]], numbers),
+        lambda: fit_delta(
+            source_kernel,
+            source_noise,
+            X_src,
+            y_src,
+            X_t[:m],
+            v_t[:m],
+            seed=np.random.SeedSequence([seed, 2, m]),
+            tau=tau,
+            offset_var=offset_var,
+        ),
+    )
+    return source_kernel, source_noise, delta_kernel, noise, rho

@@ -1,0 +1,220 @@
+"""The exact-GP recipe: what a :class:`~kernelbandits.campaign.Campaign` and the Optuna
+samplers use by default (expected improvement on a Matern-5/2 GP with type-II MAP
+hyperparameters and warped outputs)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from kernelbandits._validation import FloatArray, check_flag, check_positive
+from kernelbandits.acquisition import BoxOptimizer
+from kernelbandits.domains import Domain
+from kernelbandits.kernels import Kernel, Matern
+from kernelbandits.outcome import Standardize, Warp, standardize
+from kernelbandits.policies.base import Policy
+from kernelbandits.policies.beta import BetaSchedule
+from kernelbandits.policies.gp import GPEI, GPTS, GPUCB
+from kernelbandits.recipes.base import Prepared, beta_width, check_domain
+from kernelbandits.regression.hyperparameters import MaximumAPosteriori
+from kernelbandits.regression.likelihood import HyperPrior
+from kernelbandits.space import SearchSpace, check_space
+
+__all__ = ["GPRecipe", "gp", "gp_ucb", "map_fit"]
+
+Acquisition = Literal["ucb", "ei", "ts"]
+_ACQUISITIONS = ("ucb", "ei", "ts")
+
+
+def gp(
+    space: SearchSpace,
+    acquisition: Acquisition = "ei",
+    beta: float | str = 2.0,
+    lengthscale: float = 0.2,
+    noise_var: float = 1e-3,
+    hyperparameters: Literal["fixed", "map"] = "map",
+    output_warping: bool = True,
+    prior: HyperPrior | None = None,
+) -> GPRecipe:
+    """An exact-GP policy (Matern-5/2 kernel) on the unit box of ``space``: what a
+    :class:`~kernelbandits.campaign.Campaign` and
+    :class:`~kernelbandits.integrations.optuna.GPSampler` use by default (expected
+    improvement, type-II MAP hyperparameters, warped outputs: the combination that did best
+    against Optuna's ``GPSampler`` in ``benchmarks/sample_efficiency.py``, see the README).
+
+    Parameters
+    ----------
+    acquisition : ``"ei"`` (default; :class:`~kernelbandits.policies.GPEI`, maximised as
+        ``log EI``), ``"ucb"`` (:class:`~kernelbandits.policies.GPUCB`, ``mu + beta sd``) or ``"ts"``
+        (:class:`~kernelbandits.policies.GPTS`, one joint posterior draw on 1024 candidates).
+    beta : UCB's constant width multiplier, or ``"theory"`` for the IGP-UCB schedule of
+        Chowdhury & Gopalan (2017) (:class:`~kernelbandits.policies.beta.IGPUCBBeta` with
+        ``R = sqrt(noise_var)``).
+    lengthscale, noise_var : the kernel's lengthscale (unit-box coordinates) and the noise
+        variance (standardised units) with ``hyperparameters="fixed"``; with ``"map"`` only
+        the starting point of the first fit.
+    hyperparameters : ``"map"`` (default): before each policy-driven ask the campaign fits ARD
+        lengthscales, output variance and noise variance by type-II MAP
+        (:class:`~kernelbandits.regression.hyperparameters.MaximumAPosteriori` under the
+        default :class:`~kernelbandits.regression.likelihood.HyperPrior`, run along the
+        history by its ``fit_history``: every trial up to 20, then each time their number has
+        grown by 20 %, each fit warm-started from the previous one; see :func:`map_fit`), so
+        the campaign stays a pure function of its history. ``"fixed"``: the given isotropic
+        ``lengthscale``, unit output variance and ``noise_var``.
+    prior : the :class:`~kernelbandits.regression.likelihood.HyperPrior` of the MAP fits
+        (``None``: its defaults), e.g. lengthscale medians learned from earlier studies
+        (:func:`kernelbandits.recipes.libo`).
+    output_warping : (default ``True``) model the values after a Yeo-Johnson power transform
+        (:class:`kernelbandits.outcome.Warp`: standardise, Yeo & Johnson 2000 with its
+        maximum-likelihood ``lambda``, standardise again): heavy tails (a few very bad values)
+        no longer flatten the rest of the landscape. The transform is monotone, so the order of
+        the values, and the best trial, are unchanged. ``False``:
+        :class:`~kernelbandits.outcome.Standardize` only.
+
+    The acquisition is maximised by a :class:`~kernelbandits.acquisition.BoxOptimizer`
+    (2048 Sobol points, the 5 best observed points and 64 local candidates around each, 8
+    L-BFGS-B runs with the analytic gradient), projected onto the values ``space`` can take.
+    """
+    check_space(space)
+    check_positive(lengthscale, "lengthscale")
+    check_positive(noise_var, "noise_var")
+    if acquisition not in _ACQUISITIONS:
+        raise ValueError(f"acquisition must be one of {_ACQUISITIONS}; got {acquisition!r}")
+    if hyperparameters not in ("fixed", "map"):
+        raise ValueError(f"hyperparameters must be 'fixed' or 'map'; got {hyperparameters!r}")
+    check_flag(output_warping, "output_warping")
+    if prior is not None and not isinstance(prior, HyperPrior):
+        raise ValueError(f"prior must be a HyperPrior or None; got {type(prior).__name__}")
+    return GPRecipe(
+        space,
+        acquisition,
+        beta_width(beta, noise_var),
+        lengthscale,
+        Matern(lengthscale, nu=2.5),
+        noise_var,
+        hyperparameters,
+        output_warping=bool(output_warping),
+        prior=prior,
+    )
+
+
+def gp_ucb(
+    space: SearchSpace,
+    beta: float | str = 2.0,
+    lengthscale: float = 0.2,
+    noise_var: float = 1e-3,
+    hyperparameters: Literal["fixed", "map"] = "map",
+    output_warping: bool = True,
+) -> GPRecipe:
+    """GP-UCB on the unit box of ``space``: :func:`gp` with ``acquisition="ucb"``."""
+    return gp(space, "ucb", beta, lengthscale, noise_var, hyperparameters, output_warping)
+
+
+class GPRecipe:
+    """The recipe :func:`gp` returns (a :class:`~kernelbandits.recipes.base.Recipe`):
+    ``(domain, seed) -> policy`` with the current kernel, and :meth:`prepare` for a history."""
+
+    def __init__(
+        self,
+        space: SearchSpace,
+        acquisition: str,
+        width: BetaSchedule | float,
+        lengthscale: float,
+        kernel: Kernel,
+        noise_var: float,
+        hyperparameters: str,
+        output_warping: bool = False,
+        prior: HyperPrior | None = None,
+        optimizer: BoxOptimizer | None = None,
+    ) -> None:
+        self.space, self.acquisition, self.width = space, acquisition, width
+        self.lengthscale, self.kernel = lengthscale, kernel
+        self.noise_var, self.hyperparameters = noise_var, hyperparameters
+        projection = None if space.is_continuous else space.snap_rows
+        self.optimizer = optimizer or BoxOptimizer(projection=projection)
+        self.output_warping = output_warping
+        self.prior = prior
+
+    @property
+    def outcome(self) -> Warp | Standardize:
+        """The outcome transform of the values the model sees."""
+        return Warp() if self.output_warping else Standardize()
+
+    def transform_values(self, values: FloatArray) -> FloatArray:
+        """The values the model sees, shape ``(n,)``: :attr:`outcome` fitted to them."""
+        return self.outcome.fit_transform(values)
+
+    def __call__(self, domain: Domain, seed: int) -> Policy:
+        check_domain(space=self.space, domain=domain)
+        options: dict[str, Any] = {"noise_var": self.noise_var, "seed": seed}
+        options["optimizer"] = self.optimizer
+        if self.acquisition == "ei":
+            return GPEI(domain, self.kernel, **options)
+        if self.acquisition == "ts":
+            return GPTS(domain, self.kernel, n_candidates=1024, **options)
+        return GPUCB(domain, self.kernel, beta=self.width, **options)
+
+    def prepare(self, X: FloatArray, values: FloatArray, seed: int) -> Prepared:
+        """The fitted recipe (:meth:`fitted`) and the values it is told (:attr:`outcome`) for
+        the completed trials ``X (n, d)``, ``values (n,)``; fewer than 2: unfitted, standardised.
+        The fit runs on one BLAS thread."""
+        if values.size < 2:
+            return Prepared(self, standardize(values)[0])
+        with threadpool_limits(1, user_api="blas"):  # many small solves: one thread is faster
+            return Prepared(self.fitted(X, values, seed), self.transform_values(values))
+
+    def fitted(self, X: FloatArray, y: FloatArray, seed: int) -> GPRecipe:
+        """A copy whose kernel and noise are the MAP fit (:func:`map_fit`) on the completed
+        trials ``X (n, d)`` with values ``y (n,)`` (any scale: each prefix is transformed)."""
+        if self.hyperparameters != "map" or y.size < 2:
+            return self
+        kernel, noise = map_fit(
+            X,
+            y,
+            seed,
+            self.lengthscale,
+            self.noise_var,
+            output_warping=self.output_warping,
+            prior=self.prior,
+        )
+        return GPRecipe(
+            self.space,
+            self.acquisition,
+            self.width,
+            self.lengthscale,
+            kernel,
+            noise,
+            "fixed",
+            output_warping=self.output_warping,
+            prior=self.prior,
+            optimizer=self.optimizer,
+        )
+
+
+def map_fit(
+    X: FloatArray,
+    y: FloatArray,
+    seed: int,
+    lengthscale: float = 0.2,
+    noise_var: float = 1e-3,
+    output_warping: bool = False,
+    prior: HyperPrior | None = None,
+) -> tuple[Kernel, float]:
+    """The type-II MAP Matern-5/2 ARD kernel and noise variance for the ``n`` completed trials
+    ``X (n, d)``, ``y (n,)``: :class:`~kernelbandits.regression.hyperparameters.MaximumAPosteriori`
+    on the geometric schedule run along the history
+    (:meth:`~kernelbandits.regression.hyperparameters.HyperparameterLearner.fit_history`),
+    the first fit (2 points) from the isotropic ``lengthscale`` and ``noise_var``, every fit on
+    its prefix's own standardised values (warped, :class:`~kernelbandits.outcome.Warp`, with
+    ``output_warping``). A pure function of ``(X, y, seed)``, memoised in-process.
+    """
+    first: tuple[Kernel, float] = (Matern(np.full(X.shape[1], lengthscale), 1.0, nu=2.5), noise_var)
+    tag = "warped" if output_warping else "standardised"
+    moments = [] if prior is None else list(np.concatenate(prior.moments(X.shape[1], X.shape[1])))
+    learner = MaximumAPosteriori("geometric", prior=prior)
+    outcome = Warp() if output_warping else Standardize()
+    return learner.fit_history(
+        first, X, y, seed, outcome, key=(tag, [lengthscale, noise_var, *moments])
+    )

@@ -1,0 +1,59 @@
+"""The outcome transforms map values in and back out, and the warping is the GP recipe's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernelbandits.outcome import (
+    Affine,
+    Chain,
+    OutcomeTransform,
+    Power,
+    Standardize,
+    Warp,
+    standardize,
+    warp_values,
+)
+
+Y = np.array([0.3, -2.0, 5.0, 0.1, 40.0, 1.5])
+
+
+@pytest.mark.parametrize(
+    "transform", [Standardize(), Power(), Affine(2.0, -1.0), Chain((Standardize(), Power()))]
+)
+def test_fitted_transform_round_trips(transform) -> None:
+    fitted = transform.fit(Y)
+    assert isinstance(fitted, OutcomeTransform)
+    z = fitted.transform(Y)
+    np.testing.assert_allclose(fitted.untransform(z), Y, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(fitted.fit_transform(Y), transform.fit_transform(Y))
+
+
+def test_standardize_is_the_function_bit_for_bit() -> None:
+    np.testing.assert_array_equal(Standardize().fit_transform(Y), standardize(Y)[0])
+    fitted = Standardize().fit(Y)
+    assert (fitted.mean, fitted.sd) == standardize(Y)[1:]
+    np.testing.assert_allclose(fitted.untransform_sd(np.ones(2)), [fitted.sd, fitted.sd])
+
+
+def test_warp_is_warp_values_and_monotone() -> None:
+    np.testing.assert_array_equal(Warp().fit_transform(Y), warp_values(Y))
+    order = np.argsort(Y)
+    assert np.all(np.diff(warp_values(Y)[order]) > 0)  # the best value stays the best
+    two = np.array([1.0, 3.0])  # fewer than 3 values: only standardised
+    np.testing.assert_array_equal(warp_values(two), standardize(two)[0])
+    fitted = Warp().fit(Y)
+    np.testing.assert_allclose(fitted.transform(Y), warp_values(Y), atol=1e-12)
+    np.testing.assert_allclose(fitted.untransform(fitted.transform(Y)), Y, rtol=1e-9)
+
+
+def test_power_has_no_standard_deviation_map_and_affine_checks_its_scale() -> None:
+    with pytest.raises(ValueError, match="not affine"):
+        Power().fit(Y).untransform_sd(np.ones(3))
+    with pytest.raises(ValueError, match="scale"):
+        Affine(0.0, 1.0)
+    with pytest.raises(ValueError, match="shift"):
+        Affine(1.0, float("nan"))
+    with pytest.raises(ValueError, match="fitted first"):
+        Warp().transform(Y)
