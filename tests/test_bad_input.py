@@ -59,8 +59,10 @@ from kernelbandits.kernels import (
 )
 from kernelbandits.metalearning import (
     BaseKernels,
+    CosineDictionary,
     FMetaKGL,
     MetaKGL,
+    SEDictionary,
     fit_group_lasso,
     group_lasso,
     group_norms,
@@ -134,6 +136,7 @@ from kernelbandits.regression import (
     EigenPosterior,
     GPPosterior,
     HyperparameterLearner,
+    ICMMaximumAPosteriori,
     JointPosterior,
     MaximumAPosteriori,
     MaximumLikelihood,
@@ -161,6 +164,7 @@ from kernelbandits.scalarization import (
     check_weights,
     reference_point_below,
 )
+from kernelbandits.space import Float, SearchSpace
 from policy_zoo import POLICY_FACTORIES
 
 NAN, INF = float("nan"), float("inf")
@@ -693,6 +697,21 @@ OTHERS = [
         r"'ucb', 'ei' or 'pi'",
     ),
     _b("box-optimizer-n-sobol", lambda: BoxOptimizer(n_sobol=0), "n_sobol", ">= 1"),
+    _b("icm-map-rank-0", lambda: ICMMaximumAPosteriori(rank=0), "rank", ">= 1"),
+    _b("se-dictionary-space", lambda: SEDictionary("x in [0, 1]"), "space", "SearchSpace"),
+    _b(
+        "se-dictionary-lengthscales",
+        lambda: SEDictionary(SearchSpace([Float("x", 0.0, 1.0)]), (0.0,)),
+        "lengthscales",
+        r"\(0, 2\]",
+    ),
+    _b("cosine-dictionary-space", lambda: CosineDictionary(None), "space", "SearchSpace"),
+    _b(
+        "cosine-dictionary-frequencies",
+        lambda: CosineDictionary(SearchSpace([Float("x", 0.0, 1.0)]), 0),
+        "n_frequencies",
+        ">= 1",
+    ),
     _b("sobol-search-n-candidates", lambda: SobolSearch(n_candidates=0), "n_candidates", ">= 1"),
     _b("sobol-search-n-refine", lambda: SobolSearch(n_refine=-1), "n_refine", ">= 0"),
     _b("argmax-empty", lambda: argmax_random_tie(np.zeros(0), RNG), "values", "m >= 1"),
@@ -1273,6 +1292,7 @@ NOT_CALLED = {
     "CandidatePosterior": "built by GPPosterior.track",
     "FittedSourceTarget": "built by SourceTargetGP.posterior",
     "GridTracked": "built by the policies over a posterior and the grid cache it made",
+    "maximize_on_domain": "a retired spelling (tests/test_retired_spellings.py)",
     "device_noise_model": "needs qiskit-aer; no argument a user can get wrong but num_qubits",
     "log_h": "vectorised acquisition math on arrays a policy built",
     "log_ei_score": "vectorised acquisition math on arrays a policy built",

@@ -371,14 +371,8 @@ class Campaign:
                     f"{len(pending)} trial(s) are pending and {type(policy).__name__} has no "
                     "posterior mean (mean_sd) to hallucinate their values: tell them first"
                 )
-            for r in pending:
-                try:
-                    mu, _ = mean_sd(r.x[None, :])
-                except TypeError as err:
-                    raise ValueError(
-                        f"{type(policy).__name__}.mean_sd cannot score points, so pending "
-                        "trials cannot be hallucinated: tell them first"
-                    ) from err
+            for r in pending:  # GP-BUCB: each pending point told the mean given the ones before
+                mu, _ = mean_sd(r.x[None, :])  # every policy's mean_sd(X (m, d)) -> (m,), (m,)
                 policy.tell(r.x, float(np.asarray(mu, dtype=float).reshape(-1)[0]))
             if hasattr(policy, "pending"):  # a pending point will be evaluated: not again
                 policy.pending = np.array([r.x for r in pending])

@@ -200,7 +200,7 @@ class GPPolicy(PosteriorPolicy[GPPosterior]):
 
 class ScoredGPPolicy(GPPolicy):
     """A GP policy that maximises a pointwise acquisition of ``(mu_{t-1}(x), sigma_{t-1}(x))``
-    (:meth:`acquisition`, one per round) with :func:`~kernelbandits.acquisition.maximize_on_domain`.
+    (:meth:`acquisition`, one per round) with :func:`~kernelbandits.acquisition.maximize_acquisition`.
     """
 
     @abstractmethod

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kernelbandits._validation import FloatArray, check_positive
+from kernelbandits._validation import FloatArray, as_finite_scalar, check_positive
+from kernelbandits.outcome import Affine
 from kernelbandits.policies.base import Policy, PolicyTags
 
 
@@ -33,21 +34,20 @@ class AffineOutcome(Policy):
             raise ValueError(f"policy must be a Policy; got {type(policy).__name__}")
         super().__init__(policy.domain, policy.rng)
         self.policy = policy
-        self.scale = check_positive(scale, "scale")
-        self.shift = float(shift)
-        if not np.isfinite(self.shift):
-            raise ValueError(f"shift must be finite; got {shift!r}")
+        #: the outcome transform of the one transform layer (:mod:`kernelbandits.outcome`)
+        self.transform = Affine(check_positive(scale, "scale"), as_finite_scalar(shift, "shift"))
+        self.scale, self.shift = self.transform.scale, self.transform.shift
         self.name = policy.name
 
     def _propose(self) -> FloatArray:
         return self.policy.ask()
 
     def _update(self, x: FloatArray, y: float) -> None:
-        self.policy.tell(x, self.scale * y + self.shift)
+        self.policy.tell(x, float(self.transform.transform(y)))
 
     def _absorb_many(self, rows: list[FloatArray], values: list[float]) -> None:
         if rows:
-            self.policy.tell_many(np.array(rows), self.scale * np.array(values) + self.shift)
+            self.policy.tell_many(np.array(rows), self.transform.transform(values))
         self._X.extend(rows)
         self._y.extend(values)
 

@@ -176,7 +176,7 @@ class EnvGP(_SourceGPUCB):
 
     Parameters
     ----------
-    domain : a Grid (exact argmax over every point) or a Box (``domain.maximize``).
+    domain : a Grid (exact argmax over every point) or a Box (Sobol search and L-BFGS-B).
     kernel : ``k``, shared by the source-only and the joint GP.
     source : the source data ``S_0``; its dimension must match the domain's.
     noise_var : target noise variance ``sigma^2`` (> 0).
@@ -251,7 +251,7 @@ class DiffGP(_SourceGPUCB):
 
     Parameters
     ----------
-    domain : a Grid (exact argmax over every point) or a Box (``domain.maximize``).
+    domain : a Grid (exact argmax over every point) or a Box (Sobol search and L-BFGS-B).
     kernel : ``k``, shared by the source-only and the joint GP.
     source : the source data ``S_0``; its dimension must match the domain's.
     noise_var : target noise variance ``sigma^2`` (> 0).
