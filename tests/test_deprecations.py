@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 import kernelbandits
+import kernelbandits.outcome
 from _repo import ROOT
 from kernelbandits._deprecation import SHIMS
 from kernelbandits.domains import Grid
@@ -279,21 +280,35 @@ CASES: dict[str, Case] = {
         ),
         6,
     ),
-    P + "campaign.yeo_johnson(lam=)": Case(
-        lambda **kw: kernelbandits.campaign.yeo_johnson(np.array([-2.0, 0.0, 0.5, 3.0]), **kw),
+    P + "outcome.yeo_johnson(lam=)": Case(
+        lambda **kw: kernelbandits.outcome.yeo_johnson(np.array([-2.0, 0.0, 0.5, 3.0]), **kw),
         0.7,
+    ),
+    P + "campaign.Campaign.__init__(n_initial=)": Case(
+        lambda **kw: _campaign_trials(**kw),
+        3,
     ),
 }
 
 #: shims whose call cannot work as registered; each names the change that settles it
-KNOWN_BROKEN = {
-    # the n_initial= shim sits on a private factory, not on Campaign: issue 34's n_initial fix
-    # moves it (then its case, Campaign.__init__(n_initial=), is needed here)
-    P + "campaign._GPFactory.__init__(n_initial=)",
-}
+KNOWN_BROKEN: set[str] = set()
 OPTIONAL = {  # shims of modules that need an extra (their case is skipped without it)
     P + "integrations.optuna._libo.LIBOSampler.__init__(lam=)": "optuna",
 }
+
+
+def _campaign_trials(**kw: Any) -> list[tuple[float, ...]]:
+    """The first five configurations of a seeded campaign (``n_init`` random ones, then GP)."""
+    from kernelbandits.campaign import Campaign
+    from kernelbandits.space import Float, SearchSpace
+
+    campaign = Campaign(SearchSpace([Float("x", 0.0, 1.0)]), seed=0, **kw)
+    out = []
+    for _ in range(5):
+        trial = campaign.ask()
+        campaign.tell(trial, float(np.sin(6 * trial.params["x"])))
+        out.append((trial.params["x"],))
+    return out
 
 
 def _libo(**kw: Any) -> Any:

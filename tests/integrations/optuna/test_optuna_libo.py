@@ -194,17 +194,17 @@ def test_meta_kgl_selects_the_parameter_the_family_depends_on():
     assert learned.estimate is not None and not learned.estimate.fell_back
 
 
-class PolicySpyLIBO(LIBOSampler):
-    """Keeps every policy factory the sampler builds (the model behind each proposal)."""
+class RecipeSpyLIBO(LIBOSampler):
+    """Keeps every recipe the sampler builds (the model behind each proposal)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.factories: list = []
+        self.recipes: list = []
 
-    def _make_policy(self, space, study, search_space, history):
-        factory = super()._make_policy(space, study, search_space, history)
-        self.factories.append((space, factory))
-        return factory
+    def recipe_for(self, space, study, search_space):
+        recipe = super().recipe_for(space, study, search_space)
+        self.recipes.append((space, recipe))
+        return recipe
 
 
 def test_the_meta_learned_prior_sets_the_study_gp_lengthscales():
@@ -220,22 +220,25 @@ def test_the_meta_learned_prior_sets_the_study_gp_lengthscales():
     outcome test below does not notice either: on this family LIBO with and without the prior
     reach the same regret (mean log ratio 0.07, sd 1.05 over 10 seeds); the warm start does
     most of the work."""
-    from kernelbandits import campaign
+    from kernelbandits.recipes import gp
+    from kernelbandits.recipes.libo import family_prior
 
     storage, cs = family_storage(4, seed=0)
-    sampler = PolicySpyLIBO("f", seed=0, n_trials=10)
+    sampler = RecipeSpyLIBO("f", seed=0, n_trials=10)
     study = optuna.create_study(storage=storage, sampler=sampler, direction="maximize")
     study.optimize(sparse_objective(cs[4]), n_trials=10)
     assert sampler.family_kernel(study).selected_names == ("a@0.1", "a@0.3")  # a: min 0.1
-    space, factory = sampler.factories[-1]
-    assert space.names == ("a", "b", "z") and factory.prior is not None
-    medians, log_sd = factory.prior.lengthscale
+    space, recipe = sampler.recipes[-1]
+    prior = family_prior(recipe.meta, space)
+    assert space.names == ("a", "b", "z") and prior is not None
+    medians, log_sd = prior.lengthscale
     np.testing.assert_allclose(np.exp(medians), [0.1, 2.0, 2.0], rtol=1e-12)
     assert log_sd == 0.5
     X = np.array([space.encode(t.params) for t in study.trials])
     y = np.array([t.value for t in study.trials])
-    informed = factory.fitted(X, y, 0).kernel.lengthscale
-    plain = campaign.gp(space).fitted(X, y, 0).kernel.lengthscale
+    # the study's GP as the recipe builds it (prior and all), against the plain MAP GP
+    informed = recipe.prepare(X, y, 0).factory(space.domain(), 0).kernel.lengthscale
+    plain = gp(space).prepare(X, y, 0).factory(space.domain(), 0).kernel.lengthscale
     assert informed[0] < plain[0] and np.all(informed[1:] > plain[1:]), (informed, plain)
 
 
