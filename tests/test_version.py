@@ -23,11 +23,9 @@ def test_pyproject_reads_the_version_from_the_package() -> None:
     assert "version" in config["project"]["dynamic"]
     dynamic = config["tool"]["setuptools"]["dynamic"]["version"]
     assert dynamic == {"attr": "kernelbandits.__version__"}
-    # setuptools resolves it to the package's string (as a build would)
-    from setuptools.config.pyprojecttoml import read_configuration
-
-    resolved = read_configuration(PYPROJECT, expand=True)
-    assert resolved["project"]["version"] == kernelbandits.__version__
+    # that the build resolved it to the package's string is the installed metadata's check
+    # below (the build runs setuptools >= 77 in its own environment; a venv's own setuptools
+    # may be older than the SPDX license field of pyproject.toml)
 
 
 def test_the_version_is_pep_440_and_the_installed_metadata_agrees() -> None:
