@@ -242,7 +242,7 @@ class Power:
 
 @dataclass(frozen=True)
 class Chain:
-    """Transforms applied in order: ``transform = t_k o ... o t_1``; :meth:`fit` fits each on
+    """Transforms applied in order, ``transform = t_k o (...) o t_1``; :meth:`fit` fits each on
     the output of the ones before (as BoTorch's ``ChainedOutcomeTransform``)."""
 
     steps: tuple[OutcomeTransform, ...]

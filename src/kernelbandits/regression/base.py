@@ -109,8 +109,8 @@ class TrackedCandidates(Protocol):
 @runtime_checkable
 class GridTracking(Posterior, Protocol):
     """A posterior that keeps its marginals on every point of one grid current: the
-    acquisitions score the whole grid from it (:func:`~kernelbandits.acquisition.
-    maximize_acquisition`) instead of predicting ``|grid|`` points afresh."""
+    acquisitions score the whole grid from it instead of predicting ``|grid|`` points afresh
+    (:func:`~kernelbandits.acquisition.maximize_acquisition`)."""
 
     def predict_on_grid(self) -> tuple[FloatArray, FloatArray]: ...
 
