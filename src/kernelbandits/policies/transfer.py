@@ -235,7 +235,7 @@ class DeltaBO(_TransferUCB):
     >>> from kernelbandits.kernels import RBF
     >>> from kernelbandits.policies import DeltaBO
     >>> from kernelbandits.problems.transfer import SourceData
-        >>> grid = Grid.linspace(0.0, 1.0, 101)
+    >>> grid = Grid.linspace(0.0, 1.0, 101)
     >>> X_src = grid.points[::10]  # 11 observations of the source g(x) = sin(6 x)
     >>> source = SourceData(X_src, np.sin(6 * X_src[:, 0]), noise_var=1e-4)
     >>> policy = DeltaBO(grid, source, RBF(0.1), RBF(0.3, variance=0.05), 1e-4, beta=2.0, seed=0)
