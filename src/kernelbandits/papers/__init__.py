@@ -2,9 +2,11 @@
 
 Each package holds one paper's experiments (``experiments.py``: one registered
 :class:`~kernelbandits.experiments.spec.ExperimentSpec` per figure), its figures in the paper's
-layout (``figures.py``) and its claims checked on stored runs (``claims.py``), and registers the
-figures and claims with :func:`kernelbandits.report.registry.register_paper`; the report renders
-whatever is registered. In the report's order:
+layout (``figures.py``) and its claims checked on stored runs (``claims.py``: built from the
+primitives of :mod:`kernelbandits.report.claims`, each note's numbers read from the store by
+:mod:`kernelbandits.report.notes`), and registers the figures and claims with
+:func:`kernelbandits.report.registry.register_paper`; the report renders whatever
+is registered. In the report's order:
 
 - :mod:`~kernelbandits.papers.multitask`: Chowdhury & Gopalan (2021), Fig. 1-4.
 - :mod:`~kernelbandits.papers.lifelong`: Schur et al. (2023), Fig. 2, 3, 5, 6.

@@ -18,7 +18,16 @@ from numpy.typing import ArrayLike
 
 from kernelbandits._deprecation import warn_renamed
 from kernelbandits._random import SeedLike, as_generator
-from kernelbandits._validation import FloatArray, as_finite_scalar
+from kernelbandits._validation import FloatArray, as_finite_scalar, check_count, check_nonnegative
+from kernelbandits.acquisition import (
+    AcquisitionName,
+    PointwiseAcquisition,
+    ThompsonSampling,
+    best_observed_mean,
+    check_acquisition_name,
+    maximize_acquisition,
+    pointwise_acquisition,
+)
 from kernelbandits.domains import Domain
 from kernelbandits.regression.base import GridTracked, Posterior, TrackedCandidates
 
@@ -199,6 +208,46 @@ class PosteriorPolicy(Policy[float], Generic[PosteriorT]):
             return self.posterior
         points = self.domain.points  # type: ignore[attr-defined]  # a cache exists on a Grid
         return GridTracked(self.posterior, self._grid, points, self._draws_from_grid)
+
+
+class _NamedAcquisitionPolicy(PosteriorPolicy[PosteriorT]):
+    """A posterior policy whose acquisition is chosen by name (BKB, the transfer policies):
+    ``"ucb"`` with the subclass's :meth:`width`, ``"ei"`` / ``"pi"`` over :meth:`incumbent`
+    plus ``xi``, or ``"ts"``, one joint draw of :attr:`posterior` (on ``n_candidates`` points
+    off a grid); the next point maximises it over the domain."""
+
+    #: ``"ucb"``, ``"ei"``, ``"pi"`` or ``"ts"``
+    acquisition: AcquisitionName
+    #: EI / PI's improvement margin (>= 0)
+    xi: float
+    #: TS's number of candidate points off a grid
+    n_candidates: int
+
+    def _set_acquisition(self, acquisition: AcquisitionName, xi: float, n_candidates: int) -> None:
+        """Validate and store the acquisition's arguments (``ValueError`` naming a bad one)."""
+        self.acquisition = check_acquisition_name(acquisition)
+        self.xi = check_nonnegative(xi, "xi")
+        self.n_candidates = check_count(n_candidates, "n_candidates")
+
+    @abstractmethod
+    def width(self) -> float:
+        """UCB's multiplier ``w_t`` of ``sigma_{t-1}`` for round ``t = n_observations + 1``."""
+
+    def incumbent(self) -> float:
+        """``max_s mu_{t-1}(x_s)`` over the observed points (0, the prior mean, before any)."""
+        return best_observed_mean(self.posterior, self.X_observed)
+
+    def acquisition_function(self) -> PointwiseAcquisition | ThompsonSampling:
+        """This round's acquisition on :attr:`model`: UCB with :meth:`width`, EI / PI over
+        :meth:`incumbent`, or one joint draw (TS) of :attr:`posterior`."""
+        if self.acquisition == "ts":
+            return ThompsonSampling(self.posterior, self.n_candidates)
+        incumbent = self.incumbent() if self.acquisition in ("ei", "pi") else 0.0
+        return pointwise_acquisition(self.acquisition, self.model, self.width(), incumbent, self.xi)
+
+    def _propose(self) -> FloatArray:
+        # exact and vectorised on a Grid (random ties), Sobol + L-BFGS-B on a Box
+        return maximize_acquisition(self.acquisition_function(), self.domain, self.rng)
 
 
 class RandomPolicy(Policy):

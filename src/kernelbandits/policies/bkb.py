@@ -45,24 +45,14 @@ from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
-    check_count,
     check_nonnegative,
     check_positive,
     check_probability,
 )
-from kernelbandits.acquisition import (
-    AcquisitionName,
-    PointwiseAcquisition,
-    ThompsonSampling,
-    UpperConfidenceBound,
-    best_observed_mean,
-    check_acquisition_name,
-    maximize_acquisition,
-    pointwise_acquisition,
-)
+from kernelbandits.acquisition import AcquisitionName, UpperConfidenceBound
 from kernelbandits.domains import Domain
 from kernelbandits.kernels.base import Kernel, check_kernel
-from kernelbandits.policies.base import PosteriorPolicy
+from kernelbandits.policies.base import _NamedAcquisitionPolicy
 from kernelbandits.policies.beta import BetaSchedule, as_schedule, next_width
 from kernelbandits.regression.hyperparameters import HyperparameterLearner, check_learner
 from kernelbandits.regression.nystrom import NystromPosterior, resample_dictionary
@@ -118,7 +108,7 @@ _renamed = renamed_parameters(F="norm_bound")
 BKBBeta.__init__ = _renamed(BKBBeta.__init__)  # type: ignore[method-assign]
 
 
-class BKB(PosteriorPolicy[NystromPosterior]):
+class BKB(_NamedAcquisitionPolicy[NystromPosterior]):
     """Budgeted Kernelized Bandit (Calandriello et al. 2019, Alg. 1).
 
     Parameters
@@ -203,9 +193,7 @@ class BKB(PosteriorPolicy[NystromPosterior]):
         self.lam = self.noise_var if lam is None else check_positive(lam, "lam")
         self.qbar = check_positive(qbar, "qbar")
         self.merge_repeats = bool(merge_repeats)
-        self.acquisition: AcquisitionName = check_acquisition_name(acquisition)
-        self.xi = check_nonnegative(xi, "xi")
-        self.n_candidates = check_count(n_candidates, "n_candidates")
+        self._set_acquisition(acquisition, xi, n_candidates)
         self.beta = as_schedule(beta)
         d = domain.dim
         self.posterior = NystromPosterior(kernel, self.lam, np.zeros((0, d)), np.zeros((0, d)), [])
@@ -241,25 +229,7 @@ class BKB(PosteriorPolicy[NystromPosterior]):
         """``mu~_{t-1}(x) + w_t sigma~_{t-1}(x)`` at ``X (n, d)``, shape ``(n,)``."""
         return UpperConfidenceBound(self.posterior, self.width())(X)
 
-    # -- protocol -------------------------------------------------------------------------
-    def incumbent(self) -> float:
-        """``max_s mu~_{t-1}(x_s)`` over the observed points (0, the prior mean, before any)."""
-        return best_observed_mean(self.posterior, self.X_observed)
-
-    def _propose(self) -> FloatArray:
-        # Alg. 1, UCB step: exact and vectorised on a Grid (random ties), Sobol + L-BFGS-B on a
-        # Box; or EI / PI / one joint draw (TS) on the same sketched posterior
-        return maximize_acquisition(self.acquisition_function(), self.domain, self.rng)
-
-    def acquisition_function(self) -> PointwiseAcquisition | ThompsonSampling:
-        """This round's acquisition on the sketched posterior (its width or incumbent fixed)."""
-        if self.acquisition == "ts":
-            return ThompsonSampling(self.posterior, self.n_candidates)
-        incumbent = self.incumbent() if self.acquisition in ("ei", "pi") else 0.0
-        return pointwise_acquisition(
-            self.acquisition, self.posterior, self.width(), incumbent, self.xi
-        )
-
+    # -- protocol (the acquisition: _NamedAcquisitionPolicy) ----------------------------
     def _update(self, x: FloatArray, y: float) -> None:
         X = np.vstack([self.X_observed, x[None, :]])  # (t, d)
         Y = np.append(self.y_observed, y)  # (t,)

@@ -41,12 +41,11 @@ from kernelbandits._validation import (
 )
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.base import Kernel, check_kernel
-from kernelbandits.kernels.multitask import IndependentTasks, SeparableSum, check_multitask_kernel
+from kernelbandits.kernels.multitask import IndependentTasks, SeparableSum
 from kernelbandits.policies.vector import (
     DEFAULT_N_WEIGHTS,
     RadiusLike,
-    ScalarizedUCB,
-    check_radius,
+    _MultiTaskKernelUCB,
 )
 from kernelbandits.regression.multitask import Method, log_det_gain
 from kernelbandits.regression.multitask_nystrom import (
@@ -62,7 +61,7 @@ def theorem3_q(horizon: int, delta: float, eps: float) -> float:
     return float(6.0 * rho * np.log(4.0 * horizon / delta) / eps**2)
 
 
-class _SketchedUCB(ScalarizedUCB):
+class _SketchedUCB(_MultiTaskKernelUCB):
     """Eq. (3) on the Nystrom posterior of Alg. 2, resampled every round."""
 
     def __init__(
@@ -71,19 +70,15 @@ class _SketchedUCB(ScalarizedUCB):
         kernel: SeparableSum,
         scalarization: Scalarization,
         *,
-        lam: float,
         qbar: float | None,
         horizon: int | None,
         delta: float,
         eps: float,
         merge_repeats: bool,
         method: Method,
-        **ucb_options: Any,
+        **options: Any,
     ) -> None:
-        kernel = check_multitask_kernel(kernel, domain.dim)
-        super().__init__(domain, kernel.n_tasks, scalarization, **ucb_options)
-        self.kernel = kernel
-        self.lam = check_positive(lam, "lam")
+        super().__init__(domain, kernel, scalarization, **options)
         self.delta = check_probability(delta, "delta")
         if not (np.isfinite(eps) and 0.0 < eps < 1.0):
             raise ValueError(f"eps must lie in (0, 1); got {eps!r}")
@@ -97,7 +92,7 @@ class _SketchedUCB(ScalarizedUCB):
         self.method: Method = method
         d = domain.dim
         self.posterior: NystromVectorPosterior = nystrom_vector_posterior(
-            kernel,
+            self.kernel,
             self.lam,
             np.zeros((0, d)),
             None,
@@ -187,18 +182,14 @@ class MTBKB(_SketchedUCB):
         seed: SeedLike = None,
     ) -> None:
         super().__init__(
-            domain, kernel, scalarization, lam=lam, qbar=qbar, horizon=horizon, delta=delta,
-            eps=eps, merge_repeats=merge_repeats, method=method, n_weights=n_weights,
+            domain, kernel, scalarization, lam=lam, beta=beta, qbar=qbar, horizon=horizon,
+            delta=delta, eps=eps, merge_repeats=merge_repeats, method=method, n_weights=n_weights,
             random_scalarization=random_scalarization, lipschitz=lipschitz, seed=seed,
         )  # fmt: skip
         self.norm_bound = check_nonnegative(norm_bound, "norm_bound")
         self.noise_std = check_nonnegative(noise_std, "noise_std")
-        self.beta = check_radius(beta)
 
-    def width(self) -> float:
-        given = self._given_radius(self.beta)
-        if given is not None:
-            return given
+    def theorem_width(self) -> float:
         rho = (1.0 + self.eps) / (1.0 - self.eps)
         inner = 2.0 * np.log(2.0 / self.delta) + rho * self.log_det_sum
         scale = 1.0 + 1.0 / np.sqrt(1.0 - self.eps)
@@ -247,9 +238,10 @@ class ITBKB(_SketchedUCB):
     ) -> None:
         mt_kernel = IndependentTasks(check_kernel(kernel, domain.dim), n_tasks)
         super().__init__(
-            domain, mt_kernel, scalarization, lam=lam, qbar=qbar, horizon=horizon, delta=delta,
-            eps=eps, merge_repeats=merge_repeats, method="decoupled", n_weights=n_weights,
-            random_scalarization=random_scalarization, lipschitz=lipschitz, seed=seed,
+            domain, mt_kernel, scalarization, lam=lam, beta=beta, qbar=qbar, horizon=horizon,
+            delta=delta, eps=eps, merge_repeats=merge_repeats, method="decoupled",
+            n_weights=n_weights, random_scalarization=random_scalarization, lipschitz=lipschitz,
+            seed=seed,
         )  # fmt: skip
         self.norm_bound = check_nonnegative(norm_bound, "norm_bound")
         self.noise_std = check_nonnegative(noise_std, "noise_std")
@@ -258,7 +250,6 @@ class ITBKB(_SketchedUCB):
         )
         if isinstance(domain, Grid):
             self._kappa2 = float(self.kernel.diag_blocks(domain.points).max())
-        self.beta = check_radius(beta)
 
     def logdet_estimate(self) -> float:
         """BKB Thm 1: ``rho log(kappa^2 t) sum_{i<=t} sigma~_t^2(x_i) / lam``."""
@@ -269,10 +260,7 @@ class ITBKB(_SketchedUCB):
         log_term = max(float(np.log(self._kappa2 * t)), 0.0)
         return float(rho * log_term * np.sum(self._data_norm) / self.lam)
 
-    def width(self) -> float:
-        given = self._given_radius(self.beta)
-        if given is not None:
-            return given
+    def theorem_width(self) -> float:
         scale = 1.0 + 1.0 / np.sqrt(1.0 - self.eps)
         beta = 2.0 * self.noise_std * np.sqrt(self.logdet_estimate() + np.log(1.0 / self.delta))
         beta += scale * np.sqrt(self.lam) * self.norm_bound

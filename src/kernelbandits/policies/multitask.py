@@ -33,19 +33,17 @@ from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
     check_nonnegative,
-    check_positive,
     check_probability,
 )
 from kernelbandits.acquisition import ucb_score
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.base import Kernel, check_kernel
-from kernelbandits.kernels.multitask import IndependentTasks, SeparableSum, check_multitask_kernel
+from kernelbandits.kernels.multitask import IndependentTasks, SeparableSum
 from kernelbandits.policies.beta import IGPUCBBeta
 from kernelbandits.policies.vector import (
     DEFAULT_N_WEIGHTS,
     RadiusLike,
-    ScalarizedUCB,
-    check_radius,
+    _MultiTaskKernelUCB,
     paria_radius,
 )
 from kernelbandits.regression.multitask import (
@@ -58,7 +56,7 @@ from kernelbandits.regression.multitask import (
 from kernelbandits.scalarization import ChebyshevScalarization, Scalarization
 
 
-class _ExactModelUCB(ScalarizedUCB):
+class _ExactModelUCB(_MultiTaskKernelUCB):
     """Eq. (3) on the exact multi-task posterior (tracked on a grid)."""
 
     def __init__(
@@ -67,15 +65,11 @@ class _ExactModelUCB(ScalarizedUCB):
         kernel: SeparableSum,
         scalarization: Scalarization,
         *,
-        lam: float,
         method: VectorMethod,
-        **ucb_options: Any,
+        **options: Any,
     ) -> None:
-        kernel = check_multitask_kernel(kernel, domain.dim)
-        super().__init__(domain, kernel.n_tasks, scalarization, **ucb_options)
-        self.kernel = kernel
-        self.lam = check_positive(lam, "lam")
-        self.posterior = vector_posterior(kernel, self.lam, domain.dim, method)
+        super().__init__(domain, kernel, scalarization, **options)
+        self.posterior = vector_posterior(self.kernel, self.lam, domain.dim, method)
         self._tracked: VectorCandidates | None = (
             self.posterior.track(domain.points) if isinstance(domain, Grid) else None
         )
@@ -154,18 +148,15 @@ class MTKB(_ExactModelUCB):
         seed: SeedLike = None,
     ) -> None:
         super().__init__(
-            domain, kernel, scalarization, lam=lam, method=method, n_weights=n_weights,
-            random_scalarization=random_scalarization, lipschitz=lipschitz, seed=seed,
+            domain, kernel, scalarization, lam=lam, beta=beta, method=method,
+            n_weights=n_weights, random_scalarization=random_scalarization, lipschitz=lipschitz,
+            seed=seed,
         )  # fmt: skip
         self.norm_bound = check_nonnegative(norm_bound, "norm_bound")
         self.noise_std = check_nonnegative(noise_std, "noise_std")
         self.delta = check_probability(delta, "delta")
-        self.beta = check_radius(beta)
 
-    def width(self) -> float:
-        given = self._given_radius(self.beta)
-        if given is not None:
-            return given
+    def theorem_width(self) -> float:
         # Thm 2: log_det_sum = sum_{s<=t} log det(I_n + Gamma_{s-1}(x_s, x_s) / lam)
         inner = 2.0 * np.log(1.0 / self.delta) + self.posterior.log_det_sum
         return float(self.norm_bound + self.noise_std / np.sqrt(self.lam) * np.sqrt(inner))
@@ -210,17 +201,14 @@ class ITKB(_ExactModelUCB):
     ) -> None:
         mt_kernel = IndependentTasks(check_kernel(kernel, domain.dim), n_tasks)
         super().__init__(
-            domain, mt_kernel, scalarization, lam=lam, method="decoupled", n_weights=n_weights,
-            random_scalarization=random_scalarization, lipschitz=lipschitz, seed=seed,
+            domain, mt_kernel, scalarization, lam=lam, beta=beta, method="decoupled",
+            n_weights=n_weights, random_scalarization=random_scalarization, lipschitz=lipschitz,
+            seed=seed,
         )  # fmt: skip
         # the noise term of IGP-UCB at regulariser lam: R / sqrt(lam) (see the class notes)
         self.radius = IGPUCBBeta(norm_bound, noise_std / np.sqrt(self.lam), delta)
-        self.beta = check_radius(beta)
 
-    def width(self) -> float:
-        given = self._given_radius(self.beta)
-        if given is not None:
-            return given
+    def theorem_width(self) -> float:
         assert isinstance(self.posterior, DecoupledPosterior)
         gamma = max(gp.info_gain for gp in self.posterior.components)
         single = self.radius.width(self.n_observations + 1, gamma, None)
@@ -263,16 +251,12 @@ class MOBO(_ExactModelUCB):
     ) -> None:
         mt_kernel = IndependentTasks(check_kernel(kernel, domain.dim), n_tasks)
         super().__init__(
-            domain, mt_kernel, scalarization, lam=lam, method="decoupled", n_weights=n_weights,
-            random_scalarization=random_scalarization, seed=seed,
+            domain, mt_kernel, scalarization, lam=lam, beta=beta, method="decoupled",
+            n_weights=n_weights, random_scalarization=random_scalarization, seed=seed,
         )  # fmt: skip
-        self.beta = check_radius(beta)
         self._paria = paria_radius(domain.dim)
 
-    def width(self) -> float:
-        given = self._given_radius(self.beta)
-        if given is not None:
-            return given
+    def theorem_width(self) -> float:
         return self._paria(self.n_observations + 1)
 
     def component_mean_sd(self, X: ArrayLike | None) -> tuple[FloatArray, FloatArray]:

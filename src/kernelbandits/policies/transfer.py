@@ -52,24 +52,15 @@ from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._random import SeedLike
 from kernelbandits._validation import (
     FloatArray,
-    check_count,
     check_nonnegative,
     check_positive,
     check_probability,
 )
-from kernelbandits.acquisition import (
-    AcquisitionName,
-    PointwiseAcquisition,
-    ThompsonSampling,
-    best_observed_mean,
-    check_acquisition_name,
-    maximize_acquisition,
-    pointwise_acquisition,
-)
+from kernelbandits.acquisition import AcquisitionName
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
-from kernelbandits.policies.base import PolicyTags, PosteriorPolicy
+from kernelbandits.policies.base import PolicyTags, _NamedAcquisitionPolicy
 from kernelbandits.policies.beta import BetaSchedule, ConstantBeta, SrinivasBeta, next_width
 from kernelbandits.problems.transfer import SourceData
 from kernelbandits.regression.transfer import (
@@ -140,7 +131,7 @@ def _beta_from_beta_t(beta_t: float) -> float:
 _RETIRED_BETA_T = ("beta", _beta_from_beta_t, "beta=sqrt(beta_t), the multiplier of sigma")
 
 
-class _TransferUCB(PosteriorPolicy[TransferPosterior]):
+class _TransferUCB(_NamedAcquisitionPolicy[TransferPosterior]):
     """Shared parts: the arguments (documented in :class:`DeltaBO`), the source data, the UCB
     width ``w_t``, the decision, the output rule.
 
@@ -171,9 +162,7 @@ class _TransferUCB(PosteriorPolicy[TransferPosterior]):
         n_candidates: int = 512,
     ) -> None:
         super().__init__(domain, seed)
-        self.acquisition: AcquisitionName = check_acquisition_name(acquisition)
-        self.xi = check_nonnegative(xi, "xi")
-        self.n_candidates = check_count(n_candidates, "n_candidates")
+        self._set_acquisition(acquisition, xi, n_candidates)
         self.source = as_source(source, domain.dim, source_noise_var)
         self.noise_var = check_positive(noise_var, "noise_var")
         self.rho = check_probability(rho, "rho")
@@ -198,21 +187,6 @@ class _TransferUCB(PosteriorPolicy[TransferPosterior]):
 
     def _update(self, x: FloatArray, y: float) -> None:
         self.posterior.add(x, y)  # DeltaBO: Alg. 1 line 5
-
-    def incumbent(self) -> float:
-        """The best mean of ``f`` at the observed points (``"ei"`` / ``"pi"``; 0 before any)."""
-        return best_observed_mean(self.posterior, self.X_observed)
-
-    def acquisition_function(self) -> PointwiseAcquisition | ThompsonSampling:
-        """This round's acquisition on the model of ``f``: UCB with ``w_t`` (eq. (7)), EI / PI
-        over :meth:`incumbent`, or one joint draw (TS)."""
-        if self.acquisition == "ts":
-            return ThompsonSampling(self.posterior, self.n_candidates)
-        incumbent = self.incumbent() if self.acquisition in ("ei", "pi") else 0.0
-        return pointwise_acquisition(self.acquisition, self.model, self.width(), incumbent, self.xi)
-
-    def _propose(self) -> FloatArray:
-        return maximize_acquisition(self.acquisition_function(), self.domain, self.rng)
 
     def recommend(self, rule: str = "uniform") -> FloatArray:
         """The output of Sec. 4: a uniformly drawn queried point (``"uniform"``, what Thm 1's
@@ -261,7 +235,7 @@ class DeltaBO(_TransferUCB):
     >>> from kernelbandits.kernels import RBF
     >>> from kernelbandits.policies import DeltaBO
     >>> from kernelbandits.problems.transfer import SourceData
-        >>> grid = Grid.linspace(0.0, 1.0, 101)
+    >>> grid = Grid.linspace(0.0, 1.0, 101)
     >>> X_src = grid.points[::10]  # 11 observations of the source g(x) = sin(6 x)
     >>> source = SourceData(X_src, np.sin(6 * X_src[:, 0]), noise_var=1e-4)
     >>> policy = DeltaBO(grid, source, RBF(0.1), RBF(0.3, variance=0.05), 1e-4, beta=2.0, seed=0)

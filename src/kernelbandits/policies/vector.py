@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -31,6 +31,7 @@ from kernelbandits._validation import (
 )
 from kernelbandits.acquisition import maximize_score, ucb_score
 from kernelbandits.domains import Domain, Grid
+from kernelbandits.kernels.multitask import SeparableSum, check_multitask_kernel
 from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.scalarization import ExpectedScalarization, Scalarization
 
@@ -201,3 +202,35 @@ class ScalarizedUCB(VectorPolicy):
                 raise ValueError("X is required on a Box domain")
             return self.domain.points
         return X
+
+
+class _MultiTaskKernelUCB(ScalarizedUCB):
+    """Eq. (3) on a posterior with the multi-task kernel ``Gamma`` (:attr:`kernel`) and the
+    regulariser ``lam``, with the radius of the subclass's theorem (:meth:`theorem_width`) unless
+    ``beta`` gives one (a constant or a schedule ``t -> beta_t``): MT-KB, IT-KB, MOBO, MT-BKB
+    and IT-BKB (their bases pass ``lam``, ``beta`` and the :class:`ScalarizedUCB` options through
+    to it)."""
+
+    def __init__(
+        self,
+        domain: Domain,
+        kernel: SeparableSum,
+        scalarization: Scalarization,
+        *,
+        lam: float,
+        beta: RadiusLike,
+        **ucb_options: Any,
+    ) -> None:
+        kernel = check_multitask_kernel(kernel, domain.dim)
+        super().__init__(domain, kernel.n_tasks, scalarization, **ucb_options)
+        self.kernel = kernel
+        self.lam = check_positive(lam, "lam")
+        self.beta = check_radius(beta)
+
+    def width(self) -> float:
+        given = self._given_radius(self.beta)
+        return self.theorem_width() if given is None else given
+
+    @abstractmethod
+    def theorem_width(self) -> float:
+        """The subclass's theorem radius ``beta_{t-1}`` for the next decision."""

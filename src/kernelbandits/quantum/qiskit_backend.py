@@ -33,7 +33,6 @@ from kernelbandits.quantum.base import (
 from kernelbandits.quantum.estimators import (
     GaussianEncoding,
     IterativeAEEstimator,
-    QueryCount,
     _check_request,
     _check_reward,
     iae_target_epsilon,
@@ -198,11 +197,10 @@ class QiskitIAE(IterativeAEEstimator):
     noise_model:
         Optional ``qiskit_aer.noise.NoiseModel`` (e.g. :func:`device_noise_model`); ``None`` runs
         the noiseless simulator.
-    shots:
-        Shots per IAE round; ``None`` uses the authors' rule
-        :func:`~kernelbandits.quantum.estimators.iae_default_shots`.
-    min_ratio, num_qubits, rescaling_factor, zero_query_fallback, count:
-        As :class:`~kernelbandits.quantum.estimators.SimulatedIAE`.
+    shots, min_ratio, num_qubits, rescaling_factor, zero_query_fallback, count:
+        Keyword-only, as :class:`~kernelbandits.quantum.estimators.SimulatedIAE` (``shots``: per
+        IAE round; ``None`` uses the authors' rule
+        :func:`~kernelbandits.quantum.estimators.iae_default_shots`).
     optimization_level:
         Of the preset pass manager that transpiles every IAE circuit for the simulator.
     sampling:
@@ -224,24 +222,15 @@ class QiskitIAE(IterativeAEEstimator):
         alpha: float | None = None,
         noise_model: Any = None,
         *,
-        shots: int | None = None,
-        min_ratio: float = 2.0,
-        num_qubits: int = 6,
-        rescaling_factor: float = 1.0,
-        zero_query_fallback: bool = False,
-        count: QueryCount = "grover",
         optimization_level: int = 1,
         sampling: Literal["exact", "shots"] = "exact",
+        **iae_options: Any,
     ) -> None:
         _require_qiskit()
         from qiskit.transpiler.preset_passmanagers import generate_preset_pass_manager
         from qiskit_aer import AerSimulator
 
-        super().__init__(
-            alpha, shots, min_ratio=min_ratio, num_qubits=num_qubits,
-            rescaling_factor=rescaling_factor, zero_query_fallback=zero_query_fallback,
-            count=count,
-        )  # fmt: skip
+        super().__init__(alpha, **iae_options)
         self.noise_model = noise_model
         self._backend = (
             AerSimulator() if noise_model is None else AerSimulator(noise_model=noise_model)

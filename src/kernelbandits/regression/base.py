@@ -38,8 +38,22 @@ __all__ = [
 ]
 
 
+class _PosteriorQuestions(Protocol):
+    """The questions a posterior answers, scalar or multi-task (the shapes: :class:`Posterior`
+    and :class:`MultiTaskPosterior`)."""
+
+    def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]: ...
+
+    def covariance(self, X: ArrayLike) -> FloatArray: ...
+
+    def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray: ...
+
+    @property
+    def info_gain(self) -> float: ...
+
+
 @runtime_checkable
-class Posterior(Protocol):
+class Posterior(_PosteriorQuestions, Protocol):
     """A posterior over a scalar function ``f``.
 
     * ``predict(X (m, d)) -> (mean (m,), variance (m,))``: the marginals;
@@ -49,18 +63,9 @@ class Posterior(Protocol):
       approximation for sketched posteriors).
     """
 
-    def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]: ...
-
-    def covariance(self, X: ArrayLike) -> FloatArray: ...
-
-    def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray: ...
-
-    @property
-    def info_gain(self) -> float: ...
-
 
 @runtime_checkable
-class MultiTaskPosterior(Protocol):
+class MultiTaskPosterior(_PosteriorQuestions, Protocol):
     """A posterior over a vector-valued ``f: R^d -> R^n`` (multi-task).
 
     * ``predict(X (m, d)) -> (mean (m, n), task covariance (m, n, n))``;
@@ -69,15 +74,6 @@ class MultiTaskPosterior(Protocol):
     * ``info_gain``: ``1/2 log det(I_{nt} + G_t / lam)`` of the data it holds (its
       approximation for sketched posteriors).
     """
-
-    def predict(self, X: ArrayLike) -> tuple[FloatArray, FloatArray]: ...
-
-    def covariance(self, X: ArrayLike) -> FloatArray: ...
-
-    def sample(self, X: ArrayLike, n_samples: int = 1, rng: SeedLike = None) -> FloatArray: ...
-
-    @property
-    def info_gain(self) -> float: ...
 
 
 @runtime_checkable

@@ -3,9 +3,6 @@
 Paper: Schur, Kassraie, Rothfuss & Krause (2023), *Lifelong bandit optimization*: Sec. 6,
 Fig. 2-3; App. G.3, Fig. 5-6. ``ll-hpobench`` is this project's second AutoML sequence: its
 claim restates the paper's and says so in ``source``.
-
-Checked with the primitives of :mod:`kernelbandits.report.claims`; each note's numbers are read
-from the store (:mod:`kernelbandits.report.notes`).
 """
 
 from __future__ import annotations

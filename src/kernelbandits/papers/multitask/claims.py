@@ -2,9 +2,6 @@
 
 Paper: Chowdhury & Gopalan (2021), *No-regret algorithms for multi-task Bayesian
 optimization*: Sec. 5, Fig. 1-3; App. E, Fig. 4 (Bayes regret).
-
-Checked with the primitives of :mod:`kernelbandits.report.claims`; each note's numbers are read
-from the store (:mod:`kernelbandits.report.notes`).
 """
 
 from __future__ import annotations

@@ -3,9 +3,6 @@
 Paper: Dai et al. (2023), *Quantum Bayesian optimization*: Sec. 6, Fig. 1; App. J, Fig. 2-3
 (Fig. 4, a real quantum computer, is not reproduced). ``q-automl-breast-cancer`` is this
 project's second SVM table: its claims restate the paper's and say so in ``source``.
-
-Checked with the primitives of :mod:`kernelbandits.report.claims`; each note's numbers are read
-from the store (:mod:`kernelbandits.report.notes`).
 """
 
 from __future__ import annotations

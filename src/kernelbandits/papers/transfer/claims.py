@@ -4,9 +4,6 @@ Paper: Lin, Zhao, Kolar & Liu, *Provable accelerated BO with knowledge transfer*
 Sec. 6, Fig. 1. "All other algorithms" are the paper's six baselines; ``Joint-GP`` (the
 project's exact joint model) is not one of them and is left out. ``tr-hpobench`` is this
 project's second AutoML pair: its claim restates the paper's and says so in ``source``.
-
-Checked with the primitives of :mod:`kernelbandits.report.claims`; each note's numbers are read
-from the store (:mod:`kernelbandits.report.notes`).
 """
 
 from __future__ import annotations
