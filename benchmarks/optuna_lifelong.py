@@ -27,7 +27,7 @@ whole family; the others either start every study from scratch or warm-start it 
 * **Samplers**, a fresh one per study unless said; ``seed_s`` = the first 32-bit word of
   ``numpy.random.SeedSequence([seed, s])`` for the ``s``-th study (1-based), no global RNG:
 
-  - ``libo``: ``LIBOSampler(family, seed=seed, n_trials=n)`` with its defaults (it mixes ``s``
+  - ``libo``: ``LIBOSampler(family, storage=storage, seed=seed, n_trials=n)`` with its defaults (it mixes ``s``
     into its own seeds); the studies of a run share one storage, so study ``s`` learns from
     studies ``1..s-1``;
   - ``optuna-gp``, ``optuna-tpe``: Optuna's ``GPSampler(seed=seed_s)``,
@@ -221,30 +221,40 @@ def study_seed(seed: int, s: int) -> int:
     return int(np.random.SeedSequence([seed, s]).generate_state(1)[0])
 
 
-def _libo(family: str, seed: int, s: int, n_trials: int) -> optuna.samplers.BaseSampler:
+def _libo(
+    family: str, seed: int, s: int, n_trials: int, storage: Any
+) -> optuna.samplers.BaseSampler:
     from kernelbandits.integrations.optuna import LIBOSampler
 
     del s  # LIBO mixes the study's position into its own seeds
-    return LIBOSampler(family, seed=seed, n_trials=n_trials)
+    return LIBOSampler(family, storage=storage, seed=seed, n_trials=n_trials)
 
 
-def _kb_gp(family: str, seed: int, s: int, n_trials: int) -> optuna.samplers.BaseSampler:
+def _kb_gp(
+    family: str, seed: int, s: int, n_trials: int, storage: Any
+) -> optuna.samplers.BaseSampler:
     from kernelbandits.integrations.optuna import GPUCBSampler
 
     return GPUCBSampler(seed=study_seed(seed, s))
 
 
-def _optuna_gp(family: str, seed: int, s: int, n_trials: int) -> optuna.samplers.BaseSampler:
+def _optuna_gp(
+    family: str, seed: int, s: int, n_trials: int, storage: Any
+) -> optuna.samplers.BaseSampler:
     return optuna.samplers.GPSampler(seed=study_seed(seed, s))
 
 
-def _optuna_tpe(family: str, seed: int, s: int, n_trials: int) -> optuna.samplers.BaseSampler:
+def _optuna_tpe(
+    family: str, seed: int, s: int, n_trials: int, storage: Any
+) -> optuna.samplers.BaseSampler:
     return optuna.samplers.TPESampler(seed=study_seed(seed, s))
 
 
-#: name -> (factory ``(family, seed, s, n_trials) -> sampler``, how the report writes it)
-SAMPLERS: dict[str, tuple[Callable[[str, int, int, int], optuna.samplers.BaseSampler], str]] = {
-    OURS: (_libo, "LIBOSampler(family, seed=seed, n_trials=n)"),
+#: name -> (factory ``(family, seed, s, n_trials, storage) -> sampler``, how the report writes it)
+SAMPLERS: dict[
+    str, tuple[Callable[[str, int, int, int, Any], optuna.samplers.BaseSampler], str]
+] = {
+    OURS: (_libo, "LIBOSampler(family, storage=storage, seed=seed, n_trials=n)"),
     "optuna-gp": (_optuna_gp, "optuna.samplers.GPSampler(seed=seed_s) per study"),
     "optuna-tpe": (_optuna_tpe, "optuna.samplers.TPESampler(seed=seed_s) per study"),
     "kb-gp": (_kb_gp, "GPUCBSampler(seed=seed_s) per study"),
@@ -324,7 +334,7 @@ def run_family(task: Task) -> dict[str, Any]:
                 storage=storage,
                 study_name=f"{task.family}-{s:02d}-{data}",
                 direction="minimize",
-                sampler=factory(task.family, task.seed, s, task.n_trials),
+                sampler=factory(task.family, task.seed, s, task.n_trials, storage),
             )
             if task.sampler == WARM:
                 for params in warm_start_queue(best, task.n_trials):

@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> list[float]:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     best = []
     for a, b in PAIRS:
-        sampler = LIBOSampler(FAMILY, seed=args.seed, n_trials=args.n_trials)
+        sampler = LIBOSampler(FAMILY, storage=args.storage, seed=args.seed, n_trials=args.n_trials)
         study = optuna.create_study(
             study_name=f"{FAMILY}-{a}-vs-{b}",
             storage=args.storage,

@@ -314,7 +314,7 @@ def _campaign_trials(**kw: Any) -> list[tuple[float, ...]]:
 def _libo(**kw: Any) -> Any:
     from kernelbandits.integrations.optuna import LIBOSampler
 
-    return LIBOSampler("f", seed=0, n_trials=5, **kw)
+    return LIBOSampler("f", storage="sqlite:///:memory:", seed=0, n_trials=5, **kw)
 
 
 CASES[P + "integrations.optuna._libo.LIBOSampler.__init__(lam=)"] = Case(_libo, 0.3)

@@ -141,7 +141,7 @@ def test_main_writes_page_block_and_resumes(
     text = page.read_text()
     assert text.startswith(f"intro\n{start}\n") and text.endswith(f"{end}\nafter\n")
     assert "old" not in text and "**glmnet**" in text and "regret per study after 4" in text
-    assert "`libo` = `LIBOSampler(family, seed=seed, n_trials=n)`" in text
+    assert "`libo` = `LIBOSampler(family, storage=storage, seed=seed, n_trials=n)`" in text
     assert str(tmp_path) not in text and str(tmp_path) not in details.read_text()
     assert "| study |" in details.read_text() and "| study |" in text
     lines = (store / ll.STORE_FILE).read_text().splitlines()

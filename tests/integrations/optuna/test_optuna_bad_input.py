@@ -27,6 +27,7 @@ from optuna.storages import InMemoryStorage  # noqa: E402
 from optuna.trial import TrialState, create_trial  # noqa: E402
 
 from kernelbandits.integrations.optuna import (  # noqa: E402
+    JOINED_ATTR,
     CosineDictionary,
     DeltaBOSampler,
     GPBOSampler,
@@ -97,7 +98,8 @@ def _observe(study: Any) -> Any:
     valid = GPBOSampler(**startup) if len(study.directions) == 1 else MultiTaskSampler(**startup)
     study.sampler = valid
     trial = study.ask(DISTS)
-    return kept, trial.params, dict(study.user_attrs)
+    attrs = {k: v for k, v in study.user_attrs.items() if k != JOINED_ATTR}  # JOINED_ATTR: a time
+    return kept, trial.params, attrs
 
 
 def _in(study: Any) -> Subject:
@@ -124,10 +126,13 @@ def _family(other: str) -> Any:
     return study
 
 
+_FAMILY_STORAGE: dict[str, Any] = {}  # the storage of the last _after_a_mismatched_study
+
+
 def _after_a_mismatched_study() -> Any:
     """Family ``f`` in one storage: an earlier study over ``x`` only, then this one over
     ``x`` and ``y``."""
-    storage = InMemoryStorage()
+    storage = _FAMILY_STORAGE["storage"] = InMemoryStorage()
     earlier = optuna.create_study(storage=storage, study_name="earlier")
     for k, point in enumerate(POINTS):
         earlier.add_trial(
@@ -330,76 +335,140 @@ DELTABO = [
 ]
 
 LIBO = [
-    *_seed_cases("libo", lambda s: LIBOSampler("f", n_trials=10, seed=s)),
-    _b("libo-family-empty", lambda: LIBOSampler("", n_trials=10), "family", "non-empty string"),
-    _b("libo-family-int", lambda: LIBOSampler(3, n_trials=10), "family", "non-empty string"),
-    _b("libo-n-trials-0", lambda: LIBOSampler("f", n_trials=0), "n_trials", "integer >= 1"),
-    _b("libo-n-trials-str", lambda: LIBOSampler("f", n_trials="10"), "n_trials", "integer >= 1"),
-    _b("libo-n-trials-float", lambda: LIBOSampler("f", n_trials=9.5), "n_trials", "integer >= 1"),
+    *_seed_cases(
+        "libo",
+        lambda s: LIBOSampler("f", storage=optuna.storages.InMemoryStorage(), n_trials=10, seed=s),
+    ),
+    _b(
+        "libo-family-empty",
+        lambda: LIBOSampler("", storage=optuna.storages.InMemoryStorage(), n_trials=10),
+        "family",
+        "non-empty string",
+    ),
+    _b(
+        "libo-family-int",
+        lambda: LIBOSampler(3, storage=optuna.storages.InMemoryStorage(), n_trials=10),
+        "family",
+        "non-empty string",
+    ),
+    _b(
+        "libo-n-trials-0",
+        lambda: LIBOSampler("f", storage=optuna.storages.InMemoryStorage(), n_trials=0),
+        "n_trials",
+        "integer >= 1",
+    ),
+    _b(
+        "libo-n-trials-str",
+        lambda: LIBOSampler("f", storage=optuna.storages.InMemoryStorage(), n_trials="10"),
+        "n_trials",
+        "integer >= 1",
+    ),
+    _b(
+        "libo-n-trials-float",
+        lambda: LIBOSampler("f", storage=optuna.storages.InMemoryStorage(), n_trials=9.5),
+        "n_trials",
+        "integer >= 1",
+    ),
+    _b(
+        "libo-storage-missing",
+        lambda: LIBOSampler("f", n_trials=10),
+        "storage",
+        "missing 1 required keyword-only argument",
+        TypeError,
+    ),
+    _b(
+        "libo-storage-int",
+        lambda: LIBOSampler("f", storage=3, n_trials=10),
+        "storage",
+        "the family's Optuna storage",
+    ),
+    _b(
+        "libo-unknown-option",
+        lambda: LIBOSampler("f", storage=optuna.storages.InMemoryStorage(), n_trials=10, lr=1),
+        "lr",
+        "unexpected keyword arguments",
+        TypeError,
+    ),
     _b(
         "libo-n-trials-missing",
-        lambda: LIBOSampler("f"),
+        lambda: LIBOSampler("f", storage=optuna.storages.InMemoryStorage()),
         "n_trials",
         "missing 1 required keyword-only argument",
         TypeError,
     ),
     _b(
         "libo-penalty-str",
-        lambda: LIBOSampler("f", n_trials=10, penalty="0.2"),
+        lambda: LIBOSampler(
+            "f", storage=optuna.storages.InMemoryStorage(), n_trials=10, penalty="0.2"
+        ),
         "penalty",
         FINITE_POSITIVE,
     ),
     _b(
         "libo-omega-0",
-        lambda: LIBOSampler("f", n_trials=10, omega=0.0),
+        lambda: LIBOSampler("f", storage=optuna.storages.InMemoryStorage(), n_trials=10, omega=0.0),
         "omega",
         FINITE_POSITIVE,
     ),
     _b(
         "libo-noise-nan",
-        lambda: LIBOSampler("f", n_trials=10, noise_var=NAN),
+        lambda: LIBOSampler(
+            "f", storage=optuna.storages.InMemoryStorage(), n_trials=10, noise_var=NAN
+        ),
         "noise_var",
         FINITE_POSITIVE,
     ),
     _b(
         "libo-on-mismatch",
-        lambda: LIBOSampler("f", n_trials=10, on_mismatch="ignore"),
+        lambda: LIBOSampler(
+            "f", storage=optuna.storages.InMemoryStorage(), n_trials=10, on_mismatch="ignore"
+        ),
         "on_mismatch",
         "'raise' or 'skip'",
     ),
     _b(
         "libo-warm-start",
-        lambda: LIBOSampler("f", n_trials=10, warm_start="yes"),
+        lambda: LIBOSampler(
+            "f", storage=optuna.storages.InMemoryStorage(), n_trials=10, warm_start="yes"
+        ),
         "warm_start",
         "True or False",
     ),
     _b(
         "libo-acquisition",
-        lambda: LIBOSampler("f", n_trials=10, acquisition="ts"),
+        lambda: LIBOSampler(
+            "f", storage=optuna.storages.InMemoryStorage(), n_trials=10, acquisition="ts"
+        ),
         "acquisition",
         "'ucb' or 'ei'",
     ),
     _b(
         "libo-model",
-        lambda: LIBOSampler("f", n_trials=10, model="meta"),
+        lambda: LIBOSampler(
+            "f", storage=optuna.storages.InMemoryStorage(), n_trials=10, model="meta"
+        ),
         "model",
         "'meta-kernel' or 'meta-prior'",
     ),
     _b(
         "libo-base-kernels",
-        lambda: LIBOSampler("f", n_trials=10, base_kernels="se"),
+        lambda: LIBOSampler(
+            "f", storage=optuna.storages.InMemoryStorage(), n_trials=10, base_kernels="se"
+        ),
         "base_kernels",
         "callable space -> BaseKernels",
     ),
     _b(
         "libo-beta-str",
-        lambda: LIBOSampler("f", n_trials=10, beta="2"),
+        lambda: LIBOSampler("f", storage=optuna.storages.InMemoryStorage(), n_trials=10, beta="2"),
         "beta",
         "positive number",
     ),
     _b(
         "libo-hyperparameters",
-        lambda: LIBOSampler("f", n_trials=10, hyperparameters="meta"),
+        lambda: LIBOSampler(
+            "f", storage=optuna.storages.InMemoryStorage(), n_trials=10, hyperparameters="meta"
+        ),
         "hyperparameters",
         "'fixed' or 'map'",
     ),
@@ -536,7 +605,9 @@ HELPERS = [
     _b("join-family-empty", lambda: join_family(_study(), ""), "family", "non-empty string"),
     _b(
         "family-kernel-no-space",
-        lambda: LIBOSampler("f", n_trials=10).family_kernel(optuna.create_study()),
+        lambda: LIBOSampler(
+            "f", storage=optuna.storages.InMemoryStorage(), n_trials=10
+        ).family_kernel(optuna.create_study()),
         "search_space",
         "pass search_space",
     ),
@@ -561,7 +632,7 @@ IN_A_STUDY = [
     _s(
         "libo-in-a-multiobjective-study",
         MULTI,
-        lambda: LIBOSampler("mo", n_trials=1, seed=0),
+        lambda: LIBOSampler("mo", storage=optuna.storages.InMemoryStorage(), n_trials=1, seed=0),
         "study",
         "single-objective studies only",
     ),
@@ -617,14 +688,14 @@ IN_A_STUDY = [
     _s(
         "libo-study-of-another-family",
         _in(lambda: _family("a")),
-        lambda: LIBOSampler("b", n_trials=10, seed=0),
+        lambda: LIBOSampler("b", storage=optuna.storages.InMemoryStorage(), n_trials=10, seed=0),
         "family",
         "belongs to family 'a', not 'b'",
     ),
     _s(
         "libo-earlier-study-mismatch",
         _in(_after_a_mismatched_study),
-        lambda: LIBOSampler("f", n_trials=1, seed=0),
+        lambda: LIBOSampler("f", storage=_FAMILY_STORAGE["storage"], n_trials=1, seed=0),
         "on_mismatch",
         "give it another family",
     ),

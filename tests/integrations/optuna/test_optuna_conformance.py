@@ -37,7 +37,9 @@ from kernelbandits.integrations.optuna import (  # noqa: E402
 FACTORIES: dict[str, Callable[[], BaseSampler]] = {
     "gp-ucb": lambda: GPBOSampler(seed=0, n_startup_trials=1),
     "gp-ucb-bkb": lambda: GPBOSampler(policy="bkb", seed=0, n_startup_trials=1),
-    "libo": lambda: LIBOSampler("conformance", seed=0, n_trials=10),
+    "libo": lambda: LIBOSampler(
+        "conformance", storage=optuna.storages.InMemoryStorage(), seed=0, n_trials=10
+    ),
     "multitask": lambda: MultiTaskSampler(seed=0, n_startup_trials=1),
 }
 SINGLE_OBJECTIVE = ("gp-ucb", "gp-ucb-bkb", "libo")

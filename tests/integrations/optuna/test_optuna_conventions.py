@@ -55,7 +55,9 @@ def source_study(body: Body) -> optuna.Study:
 
 
 def _libo(body: Body, seed: int) -> BaseSampler:
-    return LIBOSampler("conventions", seed=seed, n_trials=15)
+    return LIBOSampler(
+        "conventions", storage=optuna.storages.InMemoryStorage(), seed=seed, n_trials=15
+    )
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,9 @@ def test_seeded_runs_repeat_and_resume_exactly():
     for _ in range(2):
         storage, cs = family_storage(2, seed=0)
         study = optuna.create_study(
-            storage=storage, sampler=LIBOSampler("f", seed=3, n_trials=10), direction="maximize"
+            storage=storage,
+            sampler=LIBOSampler("f", storage=storage, seed=3, n_trials=10),
+            direction="maximize",
         )
         study.optimize(sparse_objective(cs[2]), n_trials=10)
         runs.append(params(study))
@@ -73,25 +75,30 @@ def test_seeded_runs_repeat_and_resume_exactly():
     study = optuna.create_study(
         study_name="s",
         storage=storage,
-        sampler=LIBOSampler("f", seed=3, n_trials=10),
+        sampler=LIBOSampler("f", storage=storage, seed=3, n_trials=10),
         direction="maximize",
     )
     study.optimize(sparse_objective(cs[2]), n_trials=6)
     resumed = optuna.load_study(
-        study_name="s", storage=storage, sampler=LIBOSampler("f", seed=3, n_trials=10)
+        study_name="s",
+        storage=storage,
+        sampler=LIBOSampler("f", storage=storage, seed=3, n_trials=10),
     )
     resumed.optimize(sparse_objective(cs[2]), n_trials=4)
     assert params(resumed) == runs[0]
     other = optuna.create_study(
-        storage=storage, sampler=LIBOSampler("f", seed=4, n_trials=10), direction="maximize"
+        storage=storage,
+        sampler=LIBOSampler("f", storage=storage, seed=4, n_trials=10),
+        direction="maximize",
     )
     other.optimize(sparse_objective(cs[2]), n_trials=10)
     assert params(other) != runs[0]
 
 
 def test_first_study_uses_k_full_and_joins_the_family():
-    sampler = LIBOSampler("fam", seed=0, n_trials=9)
-    study = optuna.create_study(sampler=sampler, direction="maximize")
+    storage = optuna.storages.InMemoryStorage()
+    sampler = LIBOSampler("fam", storage=storage, seed=0, n_trials=9)
+    study = optuna.create_study(storage=storage, sampler=sampler, direction="maximize")
     study.optimize(sparse_objective(0.5), n_trials=6)
     assert study.user_attrs[FAMILY_ATTR] == "fam"
     learned = sampler.family_kernel(study)
@@ -110,7 +117,7 @@ def test_only_earlier_studies_of_the_same_family_are_used():
     optuna.create_study(storage=storage, study_name="no-family").optimize(
         other_objective, n_trials=3
     )
-    sampler = LIBOSampler("f", seed=0, n_trials=10)
+    sampler = LIBOSampler("f", storage=storage, seed=0, n_trials=10)
     study = optuna.create_study(storage=storage, study_name="third", sampler=sampler)
     study.optimize(sparse_objective(cs[2]), n_trials=4)
     learned = sampler.family_kernel(study)
@@ -131,11 +138,13 @@ def test_earlier_study_with_other_parameters_raises_or_is_skipped():
     odd = optuna.create_study(storage=storage, study_name="odd")
     join_family(odd, "f")
     odd.optimize(other_objective, n_trials=3)
-    study = optuna.create_study(storage=storage, sampler=LIBOSampler("f", seed=0, n_trials=4))
+    study = optuna.create_study(
+        storage=storage, sampler=LIBOSampler("f", storage=storage, seed=0, n_trials=4)
+    )
     with pytest.raises(ValueError, match=r"'odd'.*missing parameters \['a', 'b', 'z'\]"):
         study.optimize(sparse_objective(cs[1]), n_trials=4)
 
-    sampler = LIBOSampler("f", seed=0, n_trials=4, on_mismatch="skip")
+    sampler = LIBOSampler("f", storage=storage, seed=0, n_trials=4, on_mismatch="skip")
     study = optuna.create_study(storage=storage, sampler=sampler)
     with pytest.warns(FamilyMismatchWarning, match="'odd'"):
         study.optimize(sparse_objective(cs[1]), n_trials=4)
@@ -162,7 +171,7 @@ def test_forced_exploration_follows_alg5(n_earlier):
     n = 16
     storage, cs = family_storage(n_earlier, seed=3, n_trials=3)
     expected = integer_exploration([math.sqrt(n) / s**0.25 for s in range(1, n_earlier + 2)])[-1]
-    sampler = RecordingLIBO("f", seed=0, n_trials=n)
+    sampler = RecordingLIBO("f", storage=storage, seed=0, n_trials=n)
     study = optuna.create_study(storage=storage, sampler=sampler, direction="maximize")
     study.optimize(sparse_objective(cs[-1]), n_trials=expected + 3)
     assert sampler.n_forced(study) == expected
@@ -173,8 +182,9 @@ def test_forced_exploration_follows_alg5(n_earlier):
 
 
 def test_forced_trial_that_failed_is_retried_with_the_same_configuration():
-    sampler = LIBOSampler("f", seed=5, n_trials=9)
-    study = optuna.create_study(sampler=sampler)
+    storage = optuna.storages.InMemoryStorage()
+    sampler = LIBOSampler("f", storage=storage, seed=5, n_trials=9)
+    study = optuna.create_study(storage=storage, sampler=sampler)
     first = study.ask()
     x = first.suggest_float("x", 0.0, 1.0)
     study.tell(first, state=optuna.trial.TrialState.FAIL)
@@ -184,7 +194,7 @@ def test_forced_trial_that_failed_is_retried_with_the_same_configuration():
 
 def test_meta_kgl_selects_the_parameter_the_family_depends_on():
     storage, cs = family_storage(4, seed=4)
-    sampler = LIBOSampler("f", seed=0, n_trials=12)
+    sampler = LIBOSampler("f", storage=storage, seed=0, n_trials=12)
     study = optuna.create_study(storage=storage, sampler=sampler, direction="maximize")
     study.optimize(sparse_objective(cs[4]), n_trials=4)
     learned = sampler.family_kernel(study)
@@ -224,7 +234,7 @@ def test_the_meta_learned_prior_sets_the_study_gp_lengthscales():
     from kernelbandits.recipes.libo import family_prior
 
     storage, cs = family_storage(4, seed=0)
-    sampler = RecipeSpyLIBO("f", seed=0, n_trials=10)
+    sampler = RecipeSpyLIBO("f", storage=storage, seed=0, n_trials=10)
     study = optuna.create_study(storage=storage, sampler=sampler, direction="maximize")
     study.optimize(sparse_objective(cs[4]), n_trials=10)
     assert sampler.family_kernel(study).selected_names == ("a@0.1", "a@0.3")  # a: min 0.1
@@ -250,7 +260,7 @@ def test_fifth_study_beats_gp_ucb_on_a_sparse_family():
         storage, cs = family_storage(4, seed=seed)
         libo = optuna.create_study(
             storage=storage,
-            sampler=LIBOSampler("f", seed=seed, n_trials=12),
+            sampler=LIBOSampler("f", storage=storage, seed=seed, n_trials=12),
             direction="maximize",
         )
         libo.optimize(sparse_objective(cs[4]), n_trials=12)
@@ -279,8 +289,8 @@ def test_dictionaries_are_bounded_named_kernels():
     cos = CosineDictionary(space, n_frequencies=3)
     assert cos.names == ("x:cos(1 pi u)", "x:cos(2 pi u)", "x:cos(3 pi u)", "k")
     assert np.all(np.abs(cos.feature_map(X)) <= 1.0)
-    sampler = LIBOSampler("f", seed=0, n_trials=8, base_kernels=CosineDictionary)
     storage, cs = family_storage(2, seed=6)
+    sampler = LIBOSampler("f", storage=storage, seed=0, n_trials=8, base_kernels=CosineDictionary)
     study = optuna.create_study(storage=storage, sampler=sampler, direction="maximize")
     study.optimize(sparse_objective(cs[2]), n_trials=8)
     assert sampler.family_kernel(study).names[0] == "a:cos(1 pi u)"
@@ -300,7 +310,7 @@ def test_dictionaries_are_bounded_named_kernels():
     ],
 )
 def test_invalid_arguments(kwargs):
-    args = {"family": "f", "n_trials": 10} | kwargs
+    args = {"family": "f", "n_trials": 10, "storage": optuna.storages.InMemoryStorage()} | kwargs
     with pytest.raises(ValueError):
         LIBOSampler(args.pop("family"), **args)
 
@@ -341,7 +351,7 @@ def test_forced_trials_replay_the_earlier_studies_best(warm_start: bool) -> None
     best = [
         optuna.load_study(study_name=s.study_name, storage=storage).best_params for s in earlier
     ]
-    sampler = LIBOSampler("f", seed=0, n_trials=16, warm_start=warm_start)
+    sampler = LIBOSampler("f", storage=storage, seed=0, n_trials=16, warm_start=warm_start)
     study = optuna.create_study(storage=storage, direction="maximize", sampler=sampler)
     study.optimize(sparse_objective(cs[3]), n_trials=sampler.n_forced(study))
     got = params(study)
@@ -379,7 +389,7 @@ def test_family_prior_follows_what_meta_kgl_selected() -> None:
     from kernelbandits.recipes.libo import family_prior
 
     storage, _ = family_storage(4, seed=1, n_trials=25)
-    sampler = LIBOSampler("f", seed=0, n_trials=15)
+    sampler = LIBOSampler("f", storage=storage, seed=0, n_trials=15)
     study = optuna.create_study(storage=storage, direction="maximize")
     dists = (
         optuna.load_study(

@@ -16,9 +16,9 @@ optuna = pytest.importorskip("optuna")
 
 from kernelbandits.integrations.optuna import fail_stale_running_trials  # noqa: E402
 from kernelbandits.integrations.optuna._multitask import (  # noqa: E402
-    WEIGHT_ATTR,
     MultiTaskSampler,
     estimate_task_matrix,
+    recorded_weight,
 )
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -83,9 +83,9 @@ def test_seeded_runs_repeat_and_seeds_differ():
     assert len(complete_params(a)) == 12
     assert complete_params(a)[:5] != complete_params(c)[:5]  # the random startup design
     assert complete_params(a)[5:] != complete_params(c)[5:]  # and the MT-KB proposals
-    weights = [t.system_attrs.get(WEIGHT_ATTR) for t in a.trials]
+    weights = [recorded_weight(a, t) for t in a.trials]
     assert weights[:5] == [None] * 5  # startup trials are random, no weight
-    assert weights == [t.system_attrs.get(WEIGHT_ATTR) for t in b.trials]
+    assert [list(w) for w in weights[5:]] == [list(recorded_weight(b, t)) for t in b.trials[5:]]
     for w in weights[5:]:
         assert len(w) == 2 and min(w) > 0 and sum(w) == pytest.approx(1.0)
     assert len({tuple(w) for w in weights[5:]}) == 7  # a fresh weight for every proposal
@@ -191,9 +191,14 @@ def test_three_objectives_are_modelled_jointly_and_move_to_the_front():
     proposed = study.trials[5:]
     assert np.mean([t.params["w"] for t in proposed]) <= 0.1, [t.params for t in proposed]
     for t in proposed:
-        weight = np.asarray(t.system_attrs[WEIGHT_ATTR])
-        assert weight.shape == (3,) and np.all(weight >= 0) and weight.sum() == pytest.approx(1)
-    assert WEIGHT_ATTR not in study.trials[4].system_attrs  # a startup trial: drawn at random
+        weight = recorded_weight(study, t)
+        assert (
+            weight is not None
+            and weight.shape == (3,)
+            and np.all(weight >= 0)
+            and weight.sum() == pytest.approx(1)
+        )
+    assert recorded_weight(study, 4) is None  # a startup trial: drawn at random
 
 
 def test_pending_trials_are_hallucinated_so_a_batch_spreads_out():
@@ -209,7 +214,8 @@ def test_a_pending_trial_at_the_proposal_pushes_the_next_proposal_away():
     shrinks the variance there, so the same scalarised UCB now picks another point."""
     study = run(MultiTaskSampler(seed=0), n_trials=8)
     sampler = MultiTaskSampler(seed=0)
-    trial = study._storage.get_trial(study.ask()._trial_id)  # trial 8, slot 8, no params yet
+    study.ask()
+    trial = study.trials[-1]  # trial 8, slot 8, no params yet
     dists = study.trials[0].distributions
     before = sampler.propose(study, trial, dists)
     assert before is not None

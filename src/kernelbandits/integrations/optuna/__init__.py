@@ -27,31 +27,49 @@ The sampler is *stateless*: every proposal is rebuilt from the trials in the stu
 :meth:`kernelbandits.campaign.Campaign.from_trials` (a campaign is a pure function of its trial
 history), so a study resumed from SQLite, even after its process was killed, continues exactly
 as the uninterrupted run would have. See :class:`GPBOSampler` for the rules.
+
+Only public Optuna API is used (a test checks the source). What a sampler records about a trial
+(its proposal, :data:`PROPOSAL_ATTR`, which other workers hallucinate as pending before Optuna
+stores the trial's parameters; MultiTaskSampler's scalarisation weight, :data:`WEIGHT_ATTR`) is a
+*study* user attribute keyed by the trial's number, :func:`record_key` (``"<key>:<number>"``),
+since Optuna has no public call that writes an attribute of a running trial from a sampler; read
+it from any handle on the study with :func:`recorded` or :func:`recorded_weight`.
+:class:`LIBOSampler` lists the family's studies from the ``storage`` it is given.
 """
 
 from kernelbandits.integrations.optuna._common import (
+    PROPOSAL_ATTR,
     IndependentSamplingWarning,
     complete_trials,
     fail_stale_running_trials,
     observed_history,
+    record_key,
+    recorded,
     search_space_from_distributions,
     study_direction,
 )
 from kernelbandits.integrations.optuna._deltabo import DeltaBOSampler
 from kernelbandits.integrations.optuna._libo import (
     FAMILY_ATTR,
+    JOINED_ATTR,
     FamilyKernel,
     FamilyMismatchWarning,
     LIBOSampler,
     join_family,
 )
-from kernelbandits.integrations.optuna._multitask import WEIGHT_ATTR, MultiTaskSampler
+from kernelbandits.integrations.optuna._multitask import (
+    WEIGHT_ATTR,
+    MultiTaskSampler,
+    recorded_weight,
+)
 from kernelbandits.integrations.optuna._sampler import GPBOSampler, GPUCBSampler, RecipeSampler
 from kernelbandits.metalearning.dictionaries import CosineDictionary, SEDictionary
 from kernelbandits.recipes.multitask import estimate_task_matrix
 
 __all__ = [
     "FAMILY_ATTR",
+    "JOINED_ATTR",
+    "PROPOSAL_ATTR",
     "WEIGHT_ATTR",
     "CosineDictionary",
     "DeltaBOSampler",
@@ -69,6 +87,9 @@ __all__ = [
     "fail_stale_running_trials",
     "join_family",
     "observed_history",
+    "record_key",
+    "recorded",
+    "recorded_weight",
     "search_space_from_distributions",
     "study_direction",
 ]

@@ -27,6 +27,7 @@ from kernelbandits.campaign import Trial
 from kernelbandits.space import Categorical, Float, Int, Param, SearchSpace
 
 if TYPE_CHECKING:
+    from optuna.storages import BaseStorage
     from optuna.study import Study
 
 __all__ = [
@@ -35,9 +36,11 @@ __all__ = [
     "completed_trials_of",
     "fail_stale_running_trials",
     "observed_history",
+    "record_key",
     "record_on_trial",
+    "recorded",
     "search_space_from_distributions",
-    "studies_before",
+    "studies_in",
     "study_direction",
 ]
 
@@ -182,46 +185,60 @@ def study_direction(study: Study) -> Literal["maximize", "minimize"]:
     return "minimize" if minimize else "maximize"
 
 
-#: the system attribute in which a sampler records a proposal as soon as it is made, so that
-#: other workers see the trial as pending before Optuna stores its parameters
+#: the key under which a sampler records a proposal as soon as it is made (one study user
+#: attribute per trial, :func:`record_key`), so that other workers see the trial as pending before
+#: Optuna stores its parameters
 PROPOSAL_ATTR = "kernelbandits:proposal"
 
 
 # -- Optuna's storage ------------------------------------------------------------------------------
-# The three functions below are the only places the samplers reach Optuna's storage directly
-# (``study._storage``): a sampler is handed a FrozenTrial, and Optuna has no public call that
-# writes an attribute of a running trial from a sampler (its own samplers write the same way),
-# nor one that lists the other studies of a study's storage. Everything else uses public calls
-# (``study.get_trials``, ``study.tell``, ``study.set_user_attr``).
+# Only public Optuna calls (tests/integrations/optuna/test_optuna_public_api.py checks it). Optuna
+# has no public call that writes an attribute of a running trial from a sampler (a sampler is
+# handed a FrozenTrial; Trial.set_system_attr is gone), so what a sampler records about a trial
+# is a *study* user attribute keyed by the trial's number (:func:`record_key`): public, shared
+# through every storage, and readable from any handle on the study (:func:`recorded`). Nor can a
+# study's storage be reached from the study: the studies of a storage are listed from the storage
+# the user passes (:func:`studies_in`).
+
+
+def record_key(record: str, number: int) -> str:
+    """The study user attribute holding ``record`` (e.g. :data:`PROPOSAL_ATTR`) of trial
+    ``number``: ``"<record>:<number>"`` (e.g. ``"kernelbandits:proposal:12"``)."""
+    return f"{record}:{int(number)}"
 
 
 def record_on_trial(study: Study, trial: FrozenTrial, key: str, value: Any) -> None:
-    """Store ``value`` in the system attribute ``key`` of the running ``trial`` at once, so that
-    other workers see it before Optuna stores the trial's parameters."""
-    study._storage.set_trial_system_attr(trial._trial_id, key, value)
+    """Record ``value`` (JSON-serialisable) as ``key`` of the running ``trial``, at once, in the
+    study user attribute :func:`record_key` ``(key, trial.number)``: other workers, in this process
+    or sharing the storage, see it before Optuna stores the trial's parameters."""
+    study.set_user_attr(record_key(key, trial.number), value)
 
 
-def studies_before(study: Study, user_attr: str, value: Any) -> list[Any]:
-    """The studies of ``study``'s storage created before it (smaller study id) whose user
-    attribute ``user_attr`` equals ``value``, oldest first (Optuna ``FrozenStudy`` objects)."""
-    storage = study._storage
-    own = study._study_id
-    return sorted(
-        (
-            fs
-            for fs in storage.get_all_studies()
-            if fs.user_attrs.get(user_attr) == value and fs._study_id < own
-        ),
-        key=lambda fs: fs._study_id,
-    )
+def recorded(study: Study, trial: FrozenTrial | int, record: str) -> Any:
+    """What a sampler recorded as ``record`` (e.g. :data:`PROPOSAL_ATTR`) of ``trial`` (a
+    FrozenTrial or a trial number) of ``study`` (:func:`record_on_trial`); ``None`` if nothing.
+    Any handle on the study reads it, e.g. ``optuna.load_study`` in another process."""
+    number = trial if isinstance(trial, int) else trial.number
+    return study.user_attrs.get(record_key(record, number))
 
 
-def completed_trials_of(study: Study, other: Any) -> list[FrozenTrial]:
-    """The COMPLETE trials with a finite value of ``other``, a ``FrozenStudy`` of
-    :func:`studies_before` (in ``study``'s storage)."""
-    trials = study._storage.get_all_trials(
-        other._study_id, deepcopy=False, states=(TrialState.COMPLETE,)
-    )
+def studies_in(storage: str | BaseStorage, user_attr: str, value: Any) -> list[Study]:
+    """The studies of ``storage`` whose user attribute ``user_attr`` equals ``value``, in the order
+    Optuna lists them (:func:`optuna.study.get_all_study_names`), loaded with a (never used)
+    :class:`~optuna.samplers.RandomSampler`."""
+    out = []
+    for name in optuna.study.get_all_study_names(storage):
+        other = optuna.load_study(
+            study_name=name, storage=storage, sampler=optuna.samplers.RandomSampler(seed=0)
+        )
+        if other.user_attrs.get(user_attr) == value:
+            out.append(other)
+    return out
+
+
+def completed_trials_of(study: Study) -> list[FrozenTrial]:
+    """The COMPLETE trials of ``study`` with a finite value (single-objective)."""
+    trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     return [t for t in trials if t.value is not None and math.isfinite(t.value)]
 
 
@@ -241,11 +258,12 @@ def observed_history(
     (:func:`_internal`).
     """
     names = list(space.names)
+    records = study.user_attrs  # the proposals recorded by the samplers (PROPOSAL_ATTR)
     history: list[Trial] = []
     for t in study.get_trials(deepcopy=False):
         if t.number == trial.number or t.state == TrialState.FAIL:
             continue
-        external = _params_in(t, search_space, names)
+        external = _params_in(t, search_space, names, records)
         if external is None:
             continue  # the trial does not live in this space (or has not sampled yet)
         value: float | None
@@ -266,17 +284,41 @@ def observed_history(
 
 
 def _params_in(
-    t: FrozenTrial, search_space: dict[str, BaseDistribution], names: list[str]
+    t: FrozenTrial,
+    search_space: dict[str, BaseDistribution],
+    names: list[str],
+    records: Mapping[str, Any],
 ) -> dict[str, Any] | None:
     """``t``'s values of ``names`` (Optuna's external representation): its parameters when
     they live in ``search_space``, else, for a trial still running, the proposal a sampler
-    recorded for it; ``None`` if neither."""
+    recorded for it in the study user attributes ``records`` (:data:`PROPOSAL_ATTR`); ``None``
+    if neither."""
     if all(t.distributions.get(n) == search_space[n] for n in names):
         return {n: t.params[n] for n in names}
-    proposal = t.system_attrs.get(PROPOSAL_ATTR) if not t.state.is_finished() else None
+    unfinished = not t.state.is_finished()
+    proposal = records.get(record_key(PROPOSAL_ATTR, t.number)) if unfinished else None
     if isinstance(proposal, dict) and all(
-        n in proposal and search_space[n]._contains(search_space[n].to_internal_repr(proposal[n]))
-        for n in names
+        n in proposal and _within(search_space[n], proposal[n]) for n in names
     ):
         return {n: proposal[n] for n in names}
     return None
+
+
+def _within(dist: BaseDistribution, value: Any) -> bool:
+    """Whether the external ``value`` is a value of ``dist`` (public Optuna calls only): one of
+    the choices of a categorical; a number in ``[low, high]`` on the lattice ``low + k step`` of
+    a numeric distribution (within ``1e-8`` steps for a float, as Optuna checks it)."""
+    try:
+        v = dist.to_internal_repr(value)  # ValueError: not a choice, not a number, <= 0 for log
+    except (ValueError, TypeError):
+        return False
+    if isinstance(dist, CategoricalDistribution):
+        return True
+    if not isinstance(dist, FloatDistribution | IntDistribution) or not dist.low <= v <= dist.high:
+        return False
+    if isinstance(dist, IntDistribution):
+        return (v - dist.low) % dist.step == 0
+    if dist.step is None:
+        return True
+    k = (v - dist.low) / dist.step
+    return abs(k - round(k)) < 1e-8

@@ -17,9 +17,10 @@ from kernelbandits._validation import FloatArray, check_count, numeric_array
 from kernelbandits.integrations.optuna._common import (
     _internal,
     _varying_intersection,
+    _within,
     study_direction,
 )
-from kernelbandits.integrations.optuna._sampler import RecipeSampler
+from kernelbandits.integrations.optuna._sampler import RecipeSampler, settings
 from kernelbandits.recipes.deltabo import DeltaBOOptions, DeltaBORecipe
 from kernelbandits.recipes.observations import Observations
 from kernelbandits.space import SearchSpace
@@ -146,6 +147,12 @@ class DeltaBOSampler(RecipeSampler):
         The source is read once, here (a study's storage is not read again).
     seed, independent_sampler
         As in :class:`GPBOSampler`.
+    **options
+        The model's settings ``beta``, ``hyperparameters``, ``source_lengthscale``,
+        ``delta_lengthscale``, ``tau``, ``offset_sd``, ``noise_var``, ``source_noise_var`` and
+        ``model`` (below), with the names and defaults of :func:`kernelbandits.recipes.deltabo`
+        (checked by :class:`~kernelbandits.recipes.deltabo.DeltaBOOptions`; an unknown name is a
+        ``TypeError``).
     beta
         UCB width multiplier ``sqrt(beta_t)`` of eq. 7 (constant), the same meaning and default
         (2) as :class:`GPBOSampler`'s ``beta`` and DeltaBO's.
@@ -247,18 +254,10 @@ class DeltaBOSampler(RecipeSampler):
         source: Study | Sequence[FrozenTrial] | SourceArrays,
         *,
         seed: int | None = None,
-        beta: float = 2.0,
         n_startup_trials: int = 0,
         source_direction: Direction | None = None,
-        source_lengthscale: float = 0.2,
-        delta_lengthscale: float = 0.1,
-        tau: float = 0.5,
-        offset_sd: float = 1.0,
-        noise_var: float = 1e-3,
-        source_noise_var: float = 1e-2,
-        model: Model = "joint",
         independent_sampler: BaseSampler | None = None,
-        hyperparameters: Hyperparameters = "map",
+        **options: Any,
     ) -> None:
         n_startup_trials = check_count(n_startup_trials, "n_startup_trials", minimum=0)
         super().__init__(
@@ -270,17 +269,7 @@ class DeltaBOSampler(RecipeSampler):
             raise ValueError(
                 f"source_direction must be 'maximize', 'minimize' or None; got {source_direction!r}"
             )
-        self._options = DeltaBOOptions(
-            beta,
-            source_lengthscale,
-            delta_lengthscale,
-            tau,
-            offset_sd,
-            noise_var,
-            source_noise_var,
-            model,
-            hyperparameters,
-        )
+        self._options: DeltaBOOptions = settings(DeltaBOOptions, options, "DeltaBOSampler")
         self._source = self._read_source(source, source_direction)
         # without the source's distributions the first trial must be random (see the docstring)
         known = self._source.distributions is not None
@@ -348,7 +337,7 @@ class DeltaBOSampler(RecipeSampler):
                         f"extra parameters {extra} (target search space: {sorted(names)})"
                     )
                     break
-                bad = [n for n in sorted(names) if not _contains(search_space[n], p[n])]
+                bad = [n for n in sorted(names) if not _within(search_space[n], p[n])]
                 if bad:
                     n = bad[0]
                     problems.append(
@@ -403,10 +392,3 @@ class DeltaBOSampler(RecipeSampler):
         self._check_source(search_space, direction)
         observations = self._source_observations(search_space, direction)
         return DeltaBORecipe(space, observations, self._options)
-
-
-def _contains(dist: BaseDistribution, value: Any) -> bool:
-    try:
-        return bool(dist._contains(dist.to_internal_repr(value)))
-    except (ValueError, TypeError):
-        return False

@@ -25,9 +25,27 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   ``"kernelbandits_family"`` (:data:`FAMILY_ATTR`) equals ``f``. The sampler sets it in
   ``before_trial`` (and raises ``ValueError`` if the study already belongs to another family);
   :func:`join_family` sets it by hand, e.g. for a first study run with another sampler.
-* **Order of the family.** The *earlier* studies are the family's studies with a smaller study
-  id, i.e. created before the current one in the same storage. Studies created later, even if
-  they already hold trials, are never used, so a resumed study sees the same past.
+* **Where the family lives.** The family's studies are listed from ``storage``, the storage the
+  user also passes to ``optuna.create_study`` (a URL or a storage object): Optuna has no public
+  accessor for a study's storage, and this module uses public Optuna calls only
+  (``optuna.study.get_all_study_names``, ``optuna.load_study``, ``Study.user_attrs``,
+  ``Study.get_trials``). ``storage`` is therefore required (it was not before; no shim can keep
+  the old call working, since the study alone does not reveal its storage). The current study
+  is normally in ``storage`` too; if it is kept elsewhere (e.g. Optuna's default in-memory
+  storage), its earlier studies are still the family's studies in ``storage`` that joined
+  before it.
+* **Order of the family.** When a study joins the family it is stamped with the time it joins
+  (user attribute ``"kernelbandits_family_joined"``, :data:`JOINED_ATTR`, ``time.time_ns()``,
+  written before :data:`FAMILY_ATTR`), and the *earlier* studies are the family's studies
+  stamped before the current one, ordered by stamp (equal stamps by study name). Joining happens
+  at a study's first trial (or by :func:`join_family`), so for studies run one after the other
+  this is their creation order, and it is reproducible: the stamps are stored, so studies that
+  join later, even if they already hold trials, are never used and a resumed study sees the same
+  past (an order by Optuna's internal study ids, what this sampler used before, would need
+  private Optuna API). Studies that joined before the stamp existed come first, in the order
+  Optuna lists them (creation order in Optuna's own storages); a study not yet in the family
+  counts every member as earlier. Machines with skewed clocks can misorder studies that join
+  within the skew of each other.
 * **Meta-learning data.** META-KGL is fitted on every COMPLETE trial (finite value) of every
   earlier study (App. G.3's "all data" variant), not only on their forced-exploration trials as
   in Alg. 2: those would be a handful of points per study, and studies run by other samplers
@@ -92,8 +110,7 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   earlier studies are finished.
 
 Limitations: single-objective studies; the family's earlier studies are listed from the
-current study's storage (:func:`~kernelbandits.integrations.optuna._common.studies_before`:
-Optuna has no public accessor for a study's storage). The model itself is the public recipe
+``storage`` passed to the sampler, which must be the one holding the study. The model itself is the public recipe
 :func:`kernelbandits.recipes.libo`, which a :class:`~kernelbandits.campaign.Campaign` runs
 without Optuna (``previous_studies=[...]``).
 """
@@ -101,12 +118,13 @@ without Optuna (``previous_studies=[...]``).
 from __future__ import annotations
 
 import math
+import time
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+import optuna
 from optuna.distributions import BaseDistribution
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
@@ -118,11 +136,10 @@ from kernelbandits.integrations.optuna._common import (
     _varying_intersection,
     completed_trials_of,
     search_space_from_distributions,
-    studies_before,
+    studies_in,
 )
-from kernelbandits.integrations.optuna._sampler import RecipeSampler
+from kernelbandits.integrations.optuna._sampler import RecipeSampler, settings
 from kernelbandits.metalearning.dictionaries import CosineDictionary, SEDictionary
-from kernelbandits.metalearning.kgl import BaseKernels
 from kernelbandits.policies.libo import integer_exploration
 from kernelbandits.recipes.libo import (
     LIBOOptions,
@@ -135,11 +152,13 @@ from kernelbandits.recipes.observations import Observations
 from kernelbandits.space import SearchSpace
 
 if TYPE_CHECKING:
+    from optuna.storages import BaseStorage
     from optuna.study import Study
 
 
 __all__ = [
     "FAMILY_ATTR",
+    "JOINED_ATTR",
     "CosineDictionary",
     "FamilyKernel",
     "FamilyMismatchWarning",
@@ -150,6 +169,8 @@ __all__ = [
 
 #: the study user attribute naming a study's family
 FAMILY_ATTR = "kernelbandits_family"
+#: the study user attribute stamping when a study joined its family (``time.time_ns()``)
+JOINED_ATTR = "kernelbandits_family_joined"
 
 
 class FamilyMismatchWarning(UserWarning):
@@ -157,7 +178,8 @@ class FamilyMismatchWarning(UserWarning):
 
 
 def join_family(study: Study, family: str) -> None:
-    """Mark ``study`` as a member of ``family`` (its user attribute :data:`FAMILY_ATTR`).
+    """Mark ``study`` as a member of ``family`` (its user attribute :data:`FAMILY_ATTR`), joined
+    now (:data:`JOINED_ATTR`, which orders the family: the module notes).
 
     ``ValueError`` if the study already belongs to another family.
     """
@@ -165,6 +187,8 @@ def join_family(study: Study, family: str) -> None:
         raise ValueError(f"family must be a non-empty string; got {family!r}")
     current = study.user_attrs.get(FAMILY_ATTR)
     if current is None:
+        # the stamp first: a reader that sees the family sees when the study joined it
+        study.set_user_attr(JOINED_ATTR, time.time_ns())
         study.set_user_attr(FAMILY_ATTR, family)
     elif current != family:
         raise ValueError(
@@ -214,11 +238,20 @@ class LIBOSampler(RecipeSampler):
     ----------
     family
         The family's name; the study joins it at its first trial.
+    storage
+        The storage holding the family's studies, the one given to ``optuna.create_study``: a
+        URL (an :class:`optuna.storages.RDBStorage` is opened on it at first use) or a storage
+        object (e.g. the :class:`optuna.storages.InMemoryStorage` the studies share). Required:
+        the earlier studies are listed from it (module notes, *Where the family lives*).
     seed
         Seed of every random choice; proposals are a pure function of ``(seed, the study's
         trials, its earlier family studies)``. ``None`` draws one.
     n_trials
         The study's budget ``n``; sets the forced-exploration schedule (Alg. 5).
+    **options
+        The model's settings below, with the names and defaults of
+        :func:`kernelbandits.recipes.libo` (checked by
+        :class:`~kernelbandits.recipes.libo.LIBOOptions`; an unknown name is a ``TypeError``).
     beta
         GP-UCB's constant width.
     base_kernels
@@ -270,30 +303,28 @@ class LIBOSampler(RecipeSampler):
         self,
         family: str,
         *,
+        storage: str | BaseStorage,
         seed: int | None = None,
         n_trials: int,
-        beta: float | str = 2.0,
-        base_kernels: Callable[[SearchSpace], BaseKernels] | None = None,
-        penalty: float = 0.2,
-        omega: float = 0.25,
-        noise_var: float = 1e-3,
         on_mismatch: Literal["raise", "skip"] = "raise",
-        hyperparameters: Literal["fixed", "map"] = "map",
         warm_start: bool = True,
-        acquisition: Literal["ucb", "ei"] = "ei",
-        model: Literal["meta-kernel", "meta-prior"] = "meta-prior",
+        **options: Any,
     ) -> None:
         if not isinstance(family, str) or not family:
             raise ValueError(f"family must be a non-empty string; got {family!r}")
+        if not isinstance(storage, str | optuna.storages.BaseStorage):
+            raise ValueError(
+                "storage must be the family's Optuna storage (a URL or a storage object, the one "
+                f"given to optuna.create_study); got {storage!r}"
+            )
         n_trials = check_count(n_trials, "n_trials", minimum=1)
         if on_mismatch not in ("raise", "skip"):
             raise ValueError(f"on_mismatch must be 'raise' or 'skip'; got {on_mismatch!r}")
         if not isinstance(warm_start, bool):
             raise ValueError(f"warm_start must be True or False; got {warm_start!r}")
-        self._options = LIBOOptions(
-            beta, base_kernels, penalty, omega, noise_var, hyperparameters, acquisition, model
-        )
+        self._options: LIBOOptions = settings(LIBOOptions, options, "LIBOSampler")
         super().__init__(seed=seed, n_startup_trials=1)
+        self._storage = storage  # a URL is opened once, at first use (_family_storage)
         self.family = family
         self.n_trials = int(n_trials)
         self._on_mismatch = on_mismatch
@@ -301,9 +332,25 @@ class LIBOSampler(RecipeSampler):
         self._warm_start = warm_start
 
     # -- the family -----------------------------------------------------------------------------
-    def _earlier(self, study: Study) -> list[Any]:
-        """The family's studies created before ``study`` (FrozenStudy objects, in order)."""
-        return studies_before(study, FAMILY_ATTR, self.family)
+    def _family_storage(self) -> BaseStorage:
+        """``storage`` as a storage object (a URL opened once, as an RDBStorage)."""
+        if isinstance(self._storage, str):
+            self._storage = optuna.storages.RDBStorage(self._storage)
+        return self._storage
+
+    def _earlier(self, study: Study) -> list[Study]:
+        """The family's studies that joined it before ``study`` did, in that order (the module
+        notes, *Order of the family*)."""
+        members = studies_in(self._family_storage(), FAMILY_ATTR, self.family)
+        order = {m.study_name: _joined(m, i) for i, m in enumerate(members)}
+        if study.study_name in order:
+            own = order[study.study_name]
+        elif study.user_attrs.get(FAMILY_ATTR) == self.family:  # kept in another storage
+            own = _joined(study, len(members))
+        else:  # not in the family yet: every member is earlier
+            own = (2, 0, "")
+        earlier = [m for m in members if order[m.study_name] < own]
+        return sorted(earlier, key=lambda m: order[m.study_name])
 
     def n_forced(self, study: Study) -> int:
         """``n~_s``: how many trials of ``study`` explore uniformly (Alg. 5)."""
@@ -314,12 +361,12 @@ class LIBOSampler(RecipeSampler):
     def _task_data(
         self,
         study: Study,
-        fs: Any,
+        fs: Study,
         search_space: dict[str, BaseDistribution],
         space: SearchSpace,
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """One earlier study as META-KGL's task ``(X (n_u, D), y (n_u,))``; ``None``: no data."""
-        trials = completed_trials_of(study, fs)
+        trials = completed_trials_of(fs)
         if not trials:
             return None
         problem = _space_difference(_varying_intersection(trials), search_space)
@@ -402,29 +449,21 @@ class LIBOSampler(RecipeSampler):
             return {}
         return super().infer_relative_search_space(study, trial)
 
-    def sample_independent(
-        self,
-        study: Study,
-        trial: FrozenTrial,
-        param_name: str,
-        param_distribution: BaseDistribution,
-    ) -> Any:
-        """Uniform draw on a forced-exploration trial; otherwise as :class:`GPBOSampler`."""
+    def _own_draw(
+        self, study: Study, trial: FrozenTrial, name: str, dist: BaseDistribution
+    ) -> tuple[Any] | None:
+        """On a forced-exploration trial: the replayed best configuration of an earlier study
+        (``warm_start``) or a uniform draw; otherwise ``None`` (as :class:`GPBOSampler`)."""
         if not self.is_forced(study, trial):
-            return super().sample_independent(study, trial, param_name, param_distribution)
-        self._check_single_objective(study)
+            return None
         slot = self._slot(study, trial)
         if self._warm_start:
             replay = self._earlier_best(study)
-            if (
-                slot < len(replay)
-                and replay[slot].get(param_name, (None,))[0] == param_distribution
-            ):
-                return replay[slot][param_name][1]
+            if slot < len(replay) and replay[slot].get(name, (None,))[0] == dist:
+                return (replay[slot][name][1],)
         s = len(self._earlier(study)) + 1
-        return self._random_sampler(param_name, s, slot).sample_independent(
-            study, trial, param_name, param_distribution
-        )
+        sampler = self._random_sampler(name, s, slot)
+        return (sampler.sample_independent(study, trial, name, dist),)
 
     def _earlier_best(self, study: Study) -> list[dict[str, tuple[BaseDistribution, Any]]]:
         """The best COMPLETE trial of each earlier study of the family, most recent first,
@@ -434,7 +473,7 @@ class LIBOSampler(RecipeSampler):
             if len(fs.directions) > 1:
                 continue
             sign = -1.0 if fs.directions[0] == StudyDirection.MINIMIZE else 1.0
-            done = completed_trials_of(study, fs)
+            done = completed_trials_of(fs)
             if not done:
                 continue
             best = max(done, key=lambda t: sign * float(t.value or 0.0))
@@ -453,3 +492,13 @@ class LIBOSampler(RecipeSampler):
         except ValueError:
             study.tell(trial.number, state=TrialState.FAIL)
             raise
+
+
+def _joined(study: Study, listed: int) -> tuple[int, int, str]:
+    """Where ``study`` stands in its family (smaller: earlier): ``(1, stamp, name)`` for a study
+    stamped when it joined (:data:`JOINED_ATTR`), ``(0, listed, "")`` for one that joined before
+    the stamp existed (its position ``listed`` in Optuna's listing of the storage)."""
+    stamp = study.user_attrs.get(JOINED_ATTR)
+    if stamp is None:
+        return (0, listed, "")
+    return (1, int(stamp), study.study_name)

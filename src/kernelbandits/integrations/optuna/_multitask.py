@@ -27,6 +27,7 @@ from kernelbandits.integrations.optuna._common import (
     _internal,
     _params_in,
     record_on_trial,
+    recorded,
     search_space_from_distributions,
 )
 from kernelbandits.integrations.optuna._sampler import RecipeSampler
@@ -47,10 +48,26 @@ from kernelbandits.space import SearchSpace
 if TYPE_CHECKING:
     from optuna.study import Study
 
-__all__ = ["WEIGHT_ATTR", "MultiTaskSampler", "estimate_task_matrix"]  # the estimate: recipes
+__all__ = [
+    "WEIGHT_ATTR",
+    "MultiTaskSampler",
+    "estimate_task_matrix",
+    "recorded_weight",
+]  # the estimate: recipes
 
-#: trial system attribute under which the scalarisation weight of a proposal is recorded
+#: the key under which the scalarisation weight of a trial's proposal is recorded (a study user
+#: attribute per trial, :func:`~kernelbandits.integrations.optuna.record_key`); read it with
+#: :func:`recorded_weight`
 WEIGHT_ATTR = "kernelbandits:scalarization_weight"
+
+
+def recorded_weight(study: Study, trial: FrozenTrial | int) -> FloatArray | None:
+    """The scalarisation weight ``lambda (m,)`` :class:`MultiTaskSampler` drew for ``trial`` (a
+    FrozenTrial or a trial number) of ``study``, from any handle on the study (e.g.
+    ``optuna.load_study``); ``None`` for a trial it did not propose (a startup trial)."""
+    weight = recorded(study, trial, WEIGHT_ATTR)
+    return None if weight is None else np.asarray(weight, dtype=float)
+
 
 _WEIGHT_STREAM = 2  # SeedSequence([seed, slot, 2]): the scalarisation weight of slot `slot`
 _FD_STEP = 1e-6  # central-difference step of the acquisition gradient (unit-box coordinates)
@@ -197,7 +214,8 @@ class MultiTaskSampler(RecipeSampler):
       pending points are not proposed again. (``hyperparameters="fixed"``: 1024 Sobol points
       and L-BFGS-B from the best 3, :meth:`~kernelbandits.domains.Box.maximize`.) The
       maximiser is snapped to the space (integers rounded, one-hot blocks made exact). The
-      weight is recorded in the trial's system attribute :data:`WEIGHT_ATTR`.
+      weight is recorded for the trial (:data:`WEIGHT_ATTR`; read it with
+      :func:`recorded_weight`).
     * **No state.** Nothing is kept between trials beyond the seed, so
       ``optuna.load_study(..., sampler=MultiTaskSampler(seed=s))`` resumes a study exactly
       (fail the RUNNING trials of a killed worker first: :func:`fail_stale_running_trials`).
@@ -277,12 +295,13 @@ class MultiTaskSampler(RecipeSampler):
         done_x: list[FloatArray] = []
         done_y: list[FloatArray] = []
         pending_x: list[FloatArray] = []
+        records = study.user_attrs  # the proposals recorded by the samplers
         for t in study.get_trials(deepcopy=False):
             if t.number == trial.number:
                 continue
             if t.state not in (TrialState.COMPLETE, TrialState.RUNNING, TrialState.WAITING):
                 continue  # FAIL, and PRUNED (no values for multi-objective trials)
-            external = _params_in(t, search_space, names)  # or a running trial's proposal
+            external = _params_in(t, search_space, names, records)  # or a running trial's proposal
             if external is None:
                 continue  # the trial does not live in this space (or has not sampled yet)
             x = space.encode({n: _internal(search_space[n], external[n]) for n in names})
