@@ -127,3 +127,24 @@ def test_mean_sd_without_points_is_the_grid_and_warns() -> None:
         mu, sd = policy.mean_sd()
     np.testing.assert_allclose(mu, policy.mean_sd(GRID.points)[0], atol=1e-12)
     np.testing.assert_allclose(sd, policy.mean_sd(GRID.points)[1], atol=1e-12)
+
+
+def test_a_box_with_a_search_budget_warns_and_searches_as_the_policys_optimizer_does() -> None:
+    """``Box(lower, upper, n_candidates, n_refine)`` (the budget on the domain, before domains
+    became geometry only) proposes what ``optimizer=SobolSearch(n_candidates, n_refine)`` on a
+    plain box proposes; the budget really is used (another budget proposes elsewhere)."""
+    from kernelbandits.policies import GPUCB
+
+    def proposals(box: Box, **options: object) -> np.ndarray:
+        policy = GPUCB(box, RBF(0.3), 0.01, seed=4, **options)  # type: ignore[arg-type]
+        for _ in range(4):
+            x = policy.ask()
+            policy.tell(x, float(np.sin(5 * x[0]) * np.cos(3 * x[1])))
+        return policy.X_observed
+
+    with pytest.warns(DeprecationWarning, match=r"SobolSearch\(n_candidates, n_refine\)"):
+        old_box = Box([0.0, 0.0], [1.0, 1.0], n_candidates=16, n_refine=0)
+    plain = Box([0.0, 0.0], [1.0, 1.0])
+    old = proposals(old_box)
+    np.testing.assert_array_equal(old, proposals(plain, optimizer=SobolSearch(16, 0)))
+    assert not np.array_equal(old, proposals(plain))  # the default budget searches elsewhere

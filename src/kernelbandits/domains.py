@@ -162,18 +162,34 @@ class Box:
     Parameters
     ----------
     lower, upper : (d,) bounds with ``lower < upper``.
-    n_candidates, n_refine : the budget of the default acquisition search on this box
-        (:class:`~kernelbandits.acquisition.SobolSearch`: scrambled-Sobol points scored, best
-        candidates refined by L-BFGS-B, 0 disables refinement); read by the optimiser, not
-        used by the box itself.
+    n_candidates, n_refine : deprecated. How hard to search a box is the optimiser's budget,
+        not the box's: give a policy ``optimizer=SobolSearch(n_candidates, n_refine)`` (or
+        call :func:`~kernelbandits.acquisition.maximize_score` with ``search=``). A box built
+        with them warns, and until the next release the default search on it uses them.
     """
 
     def __init__(
-        self, lower: ArrayLike, upper: ArrayLike, n_candidates: int = 1024, n_refine: int = 3
+        self,
+        lower: ArrayLike,
+        upper: ArrayLike,
+        n_candidates: int | None = None,
+        n_refine: int | None = None,
     ) -> None:
         lo, hi = _bounds(lower, upper)
-        self.n_candidates = check_count(n_candidates, "n_candidates")
-        self.n_refine = check_count(n_refine, "n_refine", minimum=0)
+        #: the deprecated search budget ``(n_candidates, n_refine)`` this box was built with,
+        #: ``None`` for a box built from its bounds alone (read by ``default_search`` only)
+        self.legacy_search_budget: tuple[int, int] | None = None
+        if n_candidates is not None or n_refine is not None:
+            budget = (
+                check_count(1024 if n_candidates is None else n_candidates, "n_candidates"),
+                check_count(3 if n_refine is None else n_refine, "n_refine", minimum=0),
+            )
+            warn_renamed(
+                "Box(lower, upper, n_candidates, n_refine)",
+                "Box(lower, upper) and the policy's optimizer=SobolSearch(n_candidates, "
+                "n_refine) (domains are geometry only)",
+            )
+            self.legacy_search_budget = budget
         self.lower, self.upper = lo, hi
         self.dim = lo.size
 

@@ -196,7 +196,7 @@ def test_bad_observations_leave_state_unchanged(f: np.ndarray):
 
 
 def test_box_domain():
-    box = Box([0.0, 0.0], [1.0, 1.0], n_candidates=256, n_refine=1)
+    box = Box([0.0, 0.0], [1.0, 1.0])
     bkb = BKB(box, RBF([0.2, 0.3]), seed=0)
     rng = np.random.default_rng(0)
     for _ in range(8):

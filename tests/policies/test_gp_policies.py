@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from kernelbandits import Box, Grid
-from kernelbandits.acquisition import BoxOptimizer
+from kernelbandits.acquisition import BoxOptimizer, SobolSearch
 from kernelbandits.kernels import RBF, CosineFeatures1D, Matern
 from kernelbandits.policies import (
     GPEI,
@@ -214,8 +214,8 @@ def test_every_concrete_policy_is_importable_from_kernelbandits_policies():
 
 
 COUNT_CASES = {
-    "box-candidates": (lambda: Box([0.0], [1.0], n_candidates=2.5), "n_candidates"),
-    "box-refine": (lambda: Box([0.0], [1.0], n_refine=-1), "n_refine"),
+    "sobol-candidates": (lambda: SobolSearch(n_candidates=2.5), "n_candidates"),
+    "sobol-refine": (lambda: SobolSearch(n_refine=-1), "n_refine"),
     "optimizer": (lambda: BoxOptimizer(n_sobol=8.5), "n_sobol"),
     "n_tasks": (lambda: VectorRandomPolicy(Grid.linspace(0.0, 1.0, 5), 2.5), "n_tasks"),
     "steps_per_task": (

@@ -277,7 +277,7 @@ def test_bad_construction_is_refused():
 def test_box_domains_are_supported(make):
     from kernelbandits import Box
 
-    box = Box([0.0], [1.0], n_candidates=64, n_refine=1)
+    box = Box([0.0], [1.0])
     kwargs = {"horizon": 10} if make is MTBKB else {}
     pol = make(box, ICM4, CHEB, seed=0, **kwargs)
     for _ in range(4):

@@ -174,7 +174,7 @@ def test_without_source_data_both_are_gp_ucb(cls):
 
 @pytest.mark.parametrize("cls", [EnvGP, DiffGP])
 def test_on_a_box_proposals_are_inside_and_the_posterior_is_exact(cls):
-    box = Box([-1.0, -1.0], [1.0, 1.0], n_candidates=256, n_refine=1)
+    box = Box([-1.0, -1.0], [1.0, 1.0])
     source = make_source()
     policy = play(cls(box, KERNEL, source, NOISE, 2.0, seed=4), 5)
     assert np.all(box.contains(policy.X_observed))

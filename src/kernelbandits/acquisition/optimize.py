@@ -100,9 +100,10 @@ class SobolSearch:
 
 
 def default_search(box: Box) -> SobolSearch:
-    """The :class:`SobolSearch` of a box: its deprecated ``n_candidates`` / ``n_refine`` when
-    it was built with them, else the defaults."""
-    return SobolSearch(box.n_candidates, box.n_refine)
+    """The :class:`SobolSearch` used on a box when the caller gives none: the defaults, or the
+    deprecated budget ``Box(lower, upper, n_candidates, n_refine)`` was built with."""
+    budget = box.legacy_search_budget
+    return SobolSearch() if budget is None else SobolSearch(*budget)
 
 
 def maximize_score(
@@ -110,17 +111,19 @@ def maximize_score(
     score: Objective,
     rng: np.random.Generator,
     grid_scores: Callable[[], FloatArray] | None = None,
+    search: SobolSearch | None = None,
 ) -> FloatArray:
     """The point of ``domain`` that maximises a vectorised ``score`` ``(m, d) -> (m,)``,
     ``(d,)``: the exact argmax on a Grid (random ties; over ``grid_scores()``, the scores of
-    every grid point from a cache, when given), :class:`SobolSearch` on a Box. For scores that
-    are not a function of one posterior's marginals (LinUCB's ellipsoid, the scalarised
-    multi-task scores of eq. (3) of Chowdhury & Gopalan, a problem's own function)."""
+    every grid point from a cache, when given), ``search`` on a Box (default: a
+    :class:`SobolSearch` of the default budget). For scores that are not a function of one
+    posterior's marginals (LinUCB's ellipsoid, the scalarised multi-task scores of eq. (3) of
+    Chowdhury & Gopalan, a problem's own function)."""
     if isinstance(domain, Grid):
         values = grid_scores() if grid_scores is not None else score(domain.points)
         return _grid_argmax(domain, values, rng)
     if isinstance(domain, Box):
-        return default_search(domain).maximize(score, domain, rng)
+        return (search or default_search(domain)).maximize(score, domain, rng)
     raise TypeError(f"domain must be a Grid or a Box; got {type(domain).__name__}")
 
 
@@ -129,7 +132,7 @@ def maximize_acquisition(
     domain: Domain,
     rng: np.random.Generator,
     *,
-    optimizer: BoxOptimizer | None = None,
+    optimizer: BoxOptimizer | SobolSearch | None = None,
     anchors: Callable[[], FloatArray] | None = None,
     exclude: FloatArray | None = None,
 ) -> FloatArray:
@@ -141,13 +144,14 @@ def maximize_acquisition(
       form (e.g. ``log EI``) with its gradient when the posterior has one, local candidates
       around ``anchors()`` (e.g. the best observed points) and ``exclude (k, d)`` (points
       already pending) kept out;
-    * a Box without one: :class:`SobolSearch`;
+    * a Box with a :class:`SobolSearch` (or none: the default budget): Sobol candidates of the
+      acquisition, the best refined by L-BFGS-B;
     * Thompson sampling: :meth:`ThompsonSampling.maximize` (the optimiser's candidates on a
       Box when one is given).
     """
     if isinstance(acquisition, ThompsonSampling):
         candidates = None
-        if optimizer is not None and isinstance(domain, Box):
+        if isinstance(optimizer, BoxOptimizer) and isinstance(domain, Box):
             candidates = _optimizer_candidates(optimizer, domain, rng, anchors, acquisition)
         return acquisition.maximize(domain, rng, candidates=candidates)
     if isinstance(domain, Grid):
@@ -156,8 +160,8 @@ def maximize_acquisition(
         return _grid_argmax(domain, values, rng)
     if not isinstance(domain, Box):
         raise TypeError(f"domain must be a Grid or a Box; got {type(domain).__name__}")
-    if optimizer is None:
-        return default_search(domain).maximize(acquisition, domain, rng)
+    if not isinstance(optimizer, BoxOptimizer):
+        return (optimizer or default_search(domain)).maximize(acquisition, domain, rng)
     return optimizer.maximize(
         acquisition.smooth,
         acquisition.smooth_with_gradient if acquisition.differentiable else None,

@@ -100,7 +100,7 @@ def _applies(name: str, tags: PolicyTags) -> bool:
 def _domain(kind: str, dim: int) -> Domain:
     if kind == "grid":
         return Grid(np.random.default_rng(12345).random((40, dim)))
-    return Box([0.0] + [-1.0] * (dim - 1), [1.0] * dim, n_candidates=64, n_refine=1)
+    return Box([0.0] + [-1.0] * (dim - 1), [1.0] * dim)
 
 
 def objective(X: FloatArray) -> FloatArray:

@@ -36,6 +36,7 @@ from kernelbandits.acquisition import (
     ExpectedImprovement,
     PointwiseAcquisition,
     ProbabilityOfImprovement,
+    SobolSearch,
     ThompsonSampling,
     UpperConfidenceBound,
     best_observed_mean,
@@ -90,11 +91,12 @@ class GPPolicy(PosteriorPolicy[GPPosterior]):
         ``GP(m, s^2 k)`` with noise ``s^2 noise_var`` -- ``kernel`` and ``noise_var`` are in
         standardised units, as in scikit-learn's ``normalize_y`` -- rebuilt after every
         observation in ``O(t^3 + |grid| t^2)``. Not combinable with ``hyperparameters``.
-    optimizer : on a :class:`~kernelbandits.domains.Box`, maximise the acquisition with this
-        :class:`~kernelbandits.acquisition.BoxOptimizer` (Sobol and local candidates around
-        the best observed points, L-BFGS-B with the analytic gradient) instead of the box's
-        own :meth:`~kernelbandits.domains.Box.maximize` (Sobol + finite-difference L-BFGS-B,
-        what the paper experiments use). Ignored on a Grid, where the maximum is exact.
+    optimizer : how to search a :class:`~kernelbandits.domains.Box`: a
+        :class:`~kernelbandits.acquisition.SobolSearch` (Sobol candidates, the best refined by
+        finite-difference L-BFGS-B; what the paper experiments use, and the default, 1024
+        candidates and 3 refinements) or a :class:`~kernelbandits.acquisition.BoxOptimizer`
+        (Sobol and local candidates around the best observed points, L-BFGS-B with the
+        analytic gradient). Ignored on a Grid, where the maximum is exact.
     """
 
     @replaced_parameters(
@@ -114,14 +116,15 @@ class GPPolicy(PosteriorPolicy[GPPosterior]):
         noise_var: float = 0.01,
         seed: SeedLike = None,
         normalize_y: bool = False,
-        optimizer: BoxOptimizer | None = None,
+        optimizer: BoxOptimizer | SobolSearch | None = None,
         hyperparameters: HyperparameterLearner | None = None,
     ) -> None:
         super().__init__(domain, seed)
         check_kernel(kernel, domain.dim)
         hyperparameters = check_learner(hyperparameters)
-        if optimizer is not None and not isinstance(optimizer, BoxOptimizer):
-            raise ValueError(f"optimizer must be a BoxOptimizer; got {type(optimizer).__name__}")
+        if optimizer is not None and not isinstance(optimizer, (BoxOptimizer, SobolSearch)):
+            kind = type(optimizer).__name__
+            raise ValueError(f"optimizer must be a SobolSearch or a BoxOptimizer; got {kind}")
         self.optimizer = optimizer
         #: points (k, d) whose evaluation is under way (a campaign's pending trials, told here
         #: their hallucinated values): the optimizer does not propose them again
