@@ -408,3 +408,24 @@ def test_family_prior_follows_what_meta_kgl_selected() -> None:
     medians = np.exp(prior.moments(3, 3)[0][:3])
     assert np.isclose(medians[0], [0.1, 0.3]).any()  # a selected SE lengthscale of ``a``
     np.testing.assert_allclose(medians[1:], 2.0)
+
+
+
+def test_a_sampler_without_storage_warns_and_proposes_what_the_storage_one_does() -> None:
+    """The call form before issue 34, ``LIBOSampler(family, seed=..., n_trials=...)`` with the
+    storage only on the study, still works for one release with a ``DeprecationWarning`` and
+    proposes exactly what the sampler given ``storage=`` proposes (the earlier family studies
+    found in the study's own storage)."""
+
+    def run(with_storage: bool) -> list[dict]:
+        storage, cs = family_storage(2, seed=0)
+        given = {"storage": storage} if with_storage else {}
+        sampler = LIBOSampler("f", seed=3, n_trials=10, **given)
+        study = optuna.create_study(storage=storage, direction="maximize", sampler=sampler)
+        study.optimize(sparse_objective(cs[2]), n_trials=6)
+        assert len(sampler._earlier(study)) == 2  # the two earlier family studies were found
+        return params(study)
+
+    with pytest.warns(DeprecationWarning, match="storage="):
+        old = run(with_storage=False)
+    assert old == run(with_storage=True)

@@ -29,8 +29,10 @@ Decisions (each an ambiguous point of putting Alg. 2 into Optuna's sampler proto
   user also passes to ``optuna.create_study`` (a URL or a storage object): Optuna has no public
   accessor for a study's storage, and this module uses public Optuna calls only
   (``optuna.study.get_all_study_names``, ``optuna.load_study``, ``Study.user_attrs``,
-  ``Study.get_trials``). ``storage`` is therefore required (it was not before; no shim can keep
-  the old call working, since the study alone does not reveal its storage). The current study
+  ``Study.get_trials``). ``storage`` is therefore needed (it was not before): a sampler built
+  without it warns (``DeprecationWarning``) and, for this release only, reads the study's
+  storage from Optuna's private ``Study._storage`` (:func:`_deprecated_storage_of`, the one
+  private Optuna access left, removed with the old call form). The current study
   is normally in ``storage`` too; if it is kept elsewhere (e.g. Optuna's default in-memory
   storage), its earlier studies are still the family's studies in ``storage`` that joined
   before it.
@@ -129,7 +131,7 @@ from optuna.distributions import BaseDistribution
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from kernelbandits._deprecation import renamed_parameters
+from kernelbandits._deprecation import renamed_parameters, warn_renamed
 from kernelbandits._validation import check_count
 from kernelbandits.integrations.optuna._common import (
     _internal,
@@ -241,8 +243,9 @@ class LIBOSampler(RecipeSampler):
     storage
         The storage holding the family's studies, the one given to ``optuna.create_study``: a
         URL (an :class:`optuna.storages.RDBStorage` is opened on it at first use) or a storage
-        object (e.g. the :class:`optuna.storages.InMemoryStorage` the studies share). Required:
-        the earlier studies are listed from it (module notes, *Where the family lives*).
+        object (e.g. the :class:`optuna.storages.InMemoryStorage` the studies share): the
+        earlier studies are listed from it (module notes, *Where the family lives*). Leaving it
+        out is deprecated (it warns, and this release still finds the study's own storage).
     seed
         Seed of every random choice; proposals are a pure function of ``(seed, the study's
         trials, its earlier family studies)``. ``None`` draws one.
@@ -303,7 +306,7 @@ class LIBOSampler(RecipeSampler):
         self,
         family: str,
         *,
-        storage: str | BaseStorage,
+        storage: str | BaseStorage | None = None,
         seed: int | None = None,
         n_trials: int,
         on_mismatch: Literal["raise", "skip"] = "raise",
@@ -312,7 +315,13 @@ class LIBOSampler(RecipeSampler):
     ) -> None:
         if not isinstance(family, str) or not family:
             raise ValueError(f"family must be a non-empty string; got {family!r}")
-        if not isinstance(storage, str | optuna.storages.BaseStorage):
+        if storage is None:
+            warn_renamed(
+                "LIBOSampler(family, ...) without storage=",
+                "LIBOSampler(family, storage=..., ...) with the storage given to "
+                "optuna.create_study",
+            )
+        elif not isinstance(storage, str | optuna.storages.BaseStorage):
             raise ValueError(
                 "storage must be the family's Optuna storage (a URL or a storage object, the one "
                 f"given to optuna.create_study); got {storage!r}"
@@ -332,8 +341,11 @@ class LIBOSampler(RecipeSampler):
         self._warm_start = warm_start
 
     # -- the family -----------------------------------------------------------------------------
-    def _family_storage(self) -> BaseStorage:
-        """``storage`` as a storage object (a URL opened once, as an RDBStorage)."""
+    def _family_storage(self, study: Study) -> BaseStorage:
+        """``storage`` as a storage object (a URL opened once, as an RDBStorage); ``study``'s
+        own storage when the sampler was built without one (deprecated)."""
+        if self._storage is None:
+            return _deprecated_storage_of(study)
         if isinstance(self._storage, str):
             self._storage = optuna.storages.RDBStorage(self._storage)
         return self._storage
@@ -341,7 +353,7 @@ class LIBOSampler(RecipeSampler):
     def _earlier(self, study: Study) -> list[Study]:
         """The family's studies that joined it before ``study`` did, in that order (the module
         notes, *Order of the family*)."""
-        members = studies_in(self._family_storage(), FAMILY_ATTR, self.family)
+        members = studies_in(self._family_storage(study), FAMILY_ATTR, self.family)
         order = {m.study_name: _joined(m, i) for i, m in enumerate(members)}
         if study.study_name in order:
             own = order[study.study_name]
@@ -502,3 +514,11 @@ def _joined(study: Study, listed: int) -> tuple[int, int, str]:
     if stamp is None:
         return (0, listed, "")
     return (1, int(stamp), study.study_name)
+
+
+def _deprecated_storage_of(study: Study) -> BaseStorage:
+    """``study``'s storage, read from Optuna's private ``Study._storage``: only for a
+    :class:`LIBOSampler` built without ``storage=`` (deprecated; removed in the next release
+    together with this function, the integration's one private Optuna access)."""
+    storage: BaseStorage = study._storage
+    return storage
