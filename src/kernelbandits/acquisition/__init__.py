@@ -10,10 +10,15 @@
 * :mod:`~kernelbandits.acquisition.optimize`: :func:`maximize_acquisition` for any acquisition
   on any domain (grid, box, mixed search space through a projection), with
   :class:`BoxOptimizer` and :class:`SobolSearch`;
-* :mod:`~kernelbandits.acquisition.hypervolume`: :func:`expected_hypervolume_improvement`.
+* :mod:`~kernelbandits.acquisition.multitask`: acquisitions bound to a multi-task posterior,
+  :class:`ScalarizedUpperConfidenceBound`, :class:`ScalarizedExpectedImprovement` and
+  :class:`ExpectedHypervolumeImprovement`;
+* :mod:`~kernelbandits.acquisition.hypervolume`: :func:`expected_hypervolume_improvement` and
+  the box decomposition it sums over, :func:`non_dominated_boxes`.
 """
 
 from kernelbandits.acquisition.analytic import (
+    Acquisition,
     AcquisitionName,
     ExpectedImprovement,
     PointwiseAcquisition,
@@ -23,11 +28,21 @@ from kernelbandits.acquisition.analytic import (
     check_acquisition_name,
     pointwise_acquisition,
 )
-from kernelbandits.acquisition.hypervolume import expected_hypervolume_improvement
+from kernelbandits.acquisition.hypervolume import (
+    expected_hypervolume_improvement,
+    non_dominated_boxes,
+)
+from kernelbandits.acquisition.multitask import (
+    ExpectedHypervolumeImprovement,
+    MultiTaskAcquisition,
+    ScalarizedExpectedImprovement,
+    ScalarizedUpperConfidenceBound,
+)
 from kernelbandits.acquisition.optimize import (
     BoxOptimizer,
     SobolSearch,
     argmax_random_tie,
+    central_difference,
     maximize_acquisition,
     maximize_on_domain,
     maximize_score,
@@ -36,16 +51,22 @@ from kernelbandits.acquisition.scores import log_ei_score, log_h, log_pi_score, 
 from kernelbandits.acquisition.thompson import ThompsonSampling
 
 __all__ = [
+    "Acquisition",
     "AcquisitionName",
     "BoxOptimizer",
+    "ExpectedHypervolumeImprovement",
     "ExpectedImprovement",
+    "MultiTaskAcquisition",
     "PointwiseAcquisition",
     "ProbabilityOfImprovement",
+    "ScalarizedExpectedImprovement",
+    "ScalarizedUpperConfidenceBound",
     "SobolSearch",
     "ThompsonSampling",
     "UpperConfidenceBound",
     "argmax_random_tie",
     "best_observed_mean",
+    "central_difference",
     "check_acquisition_name",
     "expected_hypervolume_improvement",
     "log_ei_score",
@@ -54,6 +75,7 @@ __all__ = [
     "maximize_acquisition",
     "maximize_on_domain",
     "maximize_score",
+    "non_dominated_boxes",
     "pointwise_acquisition",
     "ucb_score",
 ]

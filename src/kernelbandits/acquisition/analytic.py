@@ -44,6 +44,7 @@ from kernelbandits.acquisition.scores import log_ei_score, log_pi_score, ucb_sco
 from kernelbandits.regression.base import DifferentiablePosterior, GridTracking, Posterior
 
 __all__ = [
+    "Acquisition",
     "AcquisitionName",
     "ExpectedImprovement",
     "PointwiseAcquisition",
@@ -78,7 +79,41 @@ _NO_POSTERIOR = _NoPosterior()
 _NOTHING = float("nan")  # "not given" for a retired positional argument
 
 
-class PointwiseAcquisition(ABC):
+class Acquisition(ABC):
+    """An acquisition bound to a posterior for one round, as
+    :func:`~kernelbandits.acquisition.maximize_acquisition` consumes it:
+
+    * ``acq(X (m, d)) -> (m,)``: the score a policy ranks points by (exact on a grid);
+    * :meth:`smooth`: a score with the same maximiser that a box optimiser follows (default:
+      the score itself);
+    * :meth:`smooth_with_gradient`: :meth:`smooth` and its gradient in ``x``, used when
+      :attr:`differentiable`.
+
+    :class:`PointwiseAcquisition` (scores of a scalar posterior's marginals) and the scalarised
+    and hypervolume acquisitions of a multi-task posterior
+    (:mod:`kernelbandits.acquisition.multitask`) are the two families.
+    """
+
+    @abstractmethod
+    def __call__(self, X: ArrayLike) -> FloatArray:
+        """The scores at ``X (m, d)``, shape ``(m,)``."""
+
+    def smooth(self, X: ArrayLike) -> FloatArray:
+        """The value a box optimiser maximises at ``X (m, d)``, ``(m,)`` (same maximiser as the
+        score)."""
+        return self(X)
+
+    @property
+    def differentiable(self) -> bool:
+        """Whether :meth:`smooth_with_gradient` is available."""
+        return False
+
+    def smooth_with_gradient(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """:meth:`smooth` at ``X (m, d)``, ``(m,)``, and its gradient in ``x``, ``(m, d)``."""
+        raise NotImplementedError(f"{type(self).__name__} has no input gradient")
+
+
+class PointwiseAcquisition(Acquisition):
     """A score of the posterior marginals ``(mu(x), sd(x))`` at each point, for one round.
 
     Subclasses give :meth:`score` (exact, on arrays ``(m,)``) and :meth:`transformed` (a

@@ -1,16 +1,24 @@
-"""Expected hypervolume improvement of one new point under independent Gaussian losses: the
-acquisition of the multi-objective samplers."""
+"""Expected hypervolume improvement of one new point under independent Gaussian losses, and
+the box decomposition it sums over: the acquisition of the multi-objective samplers.
+
+* :func:`non_dominated_boxes`: disjoint boxes that tile the part of the reference box that a
+  front of losses does not dominate (what a new point must land in to add hypervolume);
+* :func:`expected_hypervolume_improvement`: the closed-form EHVI over those boxes.
+
+Everything here *minimises* (losses); a caller maximising its objectives negates them.
+"""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import ndtr
 
 from kernelbandits._validation import FloatArray
 
-__all__ = ["expected_hypervolume_improvement"]
+__all__ = ["expected_hypervolume_improvement", "non_dominated_boxes"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -21,7 +29,7 @@ def expected_hypervolume_improvement(
     """Expected hypervolume improvement of one new point with independent Gaussian losses
     ``N(mean, sd^2)`` (to be *minimised*), given the boxes ``[lower_k, upper_k]`` that tile the
     region the current front does not dominate inside the reference box (lower bounds may be
-    ``-inf``; e.g. Optuna's box decomposition).
+    ``-inf``; :func:`non_dominated_boxes`).
 
     The improvement of a point ``L`` is ``sum_k prod_j max(0, u_kj - max(L_j, l_kj))``; with
     independent objectives each factor's expectation has the closed form
@@ -50,3 +58,113 @@ def expected_hypervolume_improvement(
 
     factors = s * np.maximum(g(upper) - g(lower), 0.0)  # (c, K, n)
     return np.prod(factors, axis=2).sum(axis=1)
+
+
+def non_dominated_boxes(front: ArrayLike, reference: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Disjoint boxes ``[lower_k, upper_k]`` (minimisation) whose union is the region of the
+    reference box that no row of ``front`` dominates:
+    ``{y < reference : there is no p in front with p <= y}`` (up to boundaries).
+
+    ``front (k, n)`` finite losses, ``n >= 2`` (dominated, repeated and out-of-box rows are
+    allowed and change nothing; ``k = 0`` gives the whole orthant below ``reference``);
+    ``reference (n,)``. Returns ``lower, upper`` of shape ``(K, n)``; the region is unbounded
+    below, so lower bounds may be ``-inf`` (``lower[:, 0]`` always is); upper bounds are
+    finite, at most ``reference``. The volume of the boxes
+    inside any lower-bounded box ``[a, reference]`` is that box's volume minus the
+    hypervolume of ``front``; :func:`expected_hypervolume_improvement` sums over them.
+
+    Construction (Lacour, Klamroth & Fonseca 2017, "A box decomposition algorithm to compute
+    the hypervolume indicator", Comput. Oper. Res.; the two-pass use for the non-dominated
+    region as in BoTorch's ``NondominatedPartitioning``):
+
+    1. the *local upper bounds* ``U`` of the non-dominated front w.r.t. ``reference``
+       (:func:`_local_upper_bounds`): the region is ``union_{u in U} {y < u}``;
+    2. negated, that union is the region *dominated* by the points ``-U`` (minimisation,
+       reference ``+inf``); the local upper bounds of ``-U`` w.r.t. ``+inf`` and their defining
+       points give one box each of a disjoint cover of it (eq. 2 of the paper,
+       :func:`_boxes_of_bounds`), which negated back tile the region.
+    """
+    F = np.asarray(front, dtype=float)
+    r = np.asarray(reference, dtype=float)
+    if r.ndim != 1 or r.size < 2 or not np.all(np.isfinite(r)):
+        raise ValueError(f"reference must be a finite vector (n,) with n >= 2; got {r.shape}")
+    n = r.size
+    if F.size == 0:
+        F = F.reshape(0, n)
+    if F.ndim != 2 or F.shape[1] != n:
+        raise ValueError(f"front must have shape (k, {n}); got {F.shape}")
+    if not np.all(np.isfinite(F)):
+        raise ValueError("front must be finite (clip infinite losses first)")
+    bounds, _ = _local_upper_bounds(_pareto_rows(F), r)
+    far = np.full(n, np.inf)
+    bounds2, defining2 = _local_upper_bounds(_pareto_rows(-bounds), far)
+    lower, upper = _boxes_of_bounds(bounds2, defining2, far)
+    return -upper, -lower
+
+
+def _pareto_rows(points: FloatArray) -> FloatArray:
+    """The distinct rows of ``points (k, n)`` that no other row dominates (minimisation), in
+    lexicographic order (so sorted by the first objective, as :func:`_local_upper_bounds`
+    needs)."""
+    P = np.unique(points, axis=0)  # distinct rows, lexicographically sorted
+    if len(P) < 2:
+        return P
+    # q dominates p (distinct rows) iff q <= p in every coordinate
+    weakly = np.all(P[:, None, :] <= P[None, :, :], axis=2)  # [q, p]
+    np.fill_diagonal(weakly, False)
+    return P[~weakly.any(axis=0)]
+
+
+def _local_upper_bounds(points: FloatArray, reference: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The local upper bounds ``U (K, n)`` of mutually non-dominated ``points (k, n)`` sorted
+    by their first coordinate, w.r.t. ``reference (n,)``, and their defining points
+    ``Z (K, n, n)`` (``Z[i, j]`` is the point ``z^j(u_i)`` whose ``j``-th coordinate is
+    ``u_ij``). The region no point dominates is ``union_i {y < u_i}``.
+
+    Algorithm 2 of Lacour et al. (2017): start from ``U = {reference}`` with dummy defining
+    points ``z^j = reference_j e_j - inf (1 - e_j)``; each new point ``p`` replaces every bound
+    ``u > p`` (strictly, in all coordinates) by the bounds ``(p_j, u_{-j})`` for the ``j`` with
+    ``p_j >= max_{k != j} z^k_j(u)`` (always for ``j = 0``, by the sort), the defining point of
+    coordinate ``j`` becoming ``p``. Order: the untouched bounds, then the new ones bound by
+    bound, coordinate by coordinate.
+    """
+    n = reference.size
+    U = reference[None, :].copy()
+    Z = np.where(np.eye(n, dtype=bool), reference[None, :], -np.inf)[None, :, :]
+    others = ~np.eye(n, dtype=bool)  # [k, j]: k != j
+    for p in points:
+        hit = np.all(p[None, :] < U, axis=1)
+        if not hit.any():
+            continue
+        new_u: list[FloatArray] = []
+        new_z: list[FloatArray] = []
+        for u, z in zip(U[hit], Z[hit], strict=True):
+            # max_{k != j} z^k_j(u), per coordinate j; -inf for j = 0 (the sort settles it)
+            threshold = np.max(np.where(others, z, -np.inf), axis=0)
+            threshold[0] = -np.inf
+            for j in np.flatnonzero(p >= threshold):
+                u_j, z_j = u.copy(), z.copy()
+                u_j[j], z_j[j] = p[j], p
+                new_u.append(u_j)
+                new_z.append(z_j)
+        U = np.vstack([U[~hit], *new_u]) if new_u else U[~hit]
+        Z = np.concatenate([Z[~hit], np.array(new_z)]) if new_z else Z[~hit]
+    return U, Z
+
+
+def _boxes_of_bounds(
+    U: FloatArray, Z: FloatArray, reference: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Eq. (2) of Lacour et al. (2017): the region dominated by the points that define the
+    local upper bounds ``U (K, n)`` (defining points ``Z (K, n, n)``) inside ``reference``,
+    as disjoint boxes, one per bound: ``lower_0 = z^0_0(u)``, ``lower_j = max_{k < j} z^k_j(u)``,
+    ``upper_0 = reference_0``, ``upper_j = u_j``; empty boxes dropped. ``(K', n)`` each."""
+    n = reference.size
+    lower = np.empty_like(U)
+    upper = U.copy()
+    lower[:, 0] = Z[:, 0, 0]
+    upper[:, 0] = reference[0]
+    for j in range(1, n):
+        lower[:, j] = np.max(Z[:, :j, j], axis=1)
+    keep = np.all(upper > lower, axis=1)
+    return lower[keep], upper[keep]

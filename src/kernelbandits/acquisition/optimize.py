@@ -27,7 +27,7 @@ from scipy.stats import qmc
 
 from kernelbandits._deprecation import warn_renamed
 from kernelbandits._validation import FloatArray, check_count
-from kernelbandits.acquisition.analytic import PointwiseAcquisition
+from kernelbandits.acquisition.analytic import Acquisition, PointwiseAcquisition
 from kernelbandits.acquisition.thompson import ThompsonSampling
 from kernelbandits.domains import Box, Domain, Grid
 from kernelbandits.regression.base import GridTracking
@@ -36,6 +36,7 @@ __all__ = [
     "BoxOptimizer",
     "SobolSearch",
     "argmax_random_tie",
+    "central_difference",
     "maximize_acquisition",
     "maximize_score",
 ]
@@ -61,6 +62,29 @@ def argmax_random_tie(values: ArrayLike, rng: np.random.Generator) -> int:
         )
     best = np.flatnonzero(v >= np.max(v))
     return int(best[0] if best.size == 1 else rng.choice(best))
+
+
+def central_difference(value: Objective, step: float = 1e-6) -> ObjectiveWithGradient:
+    """``value`` ``(m, d) -> (m,)`` with its central-difference gradient, for an acquisition
+    without an analytic one: ``X (m, d) -> (value(X) (m,), gradient (m, d))`` with
+
+        d a / dx_j ~ (a(x + h e_j) - a(x - h e_j)) / 2h,   h = step,
+
+    from one call of ``value`` on the ``m (1 + 2 d)`` points ``[X; X + h e_j; X - h e_j]``
+    (one batched posterior prediction per step of the local search)."""
+    if not (math.isfinite(step) and step > 0):
+        raise ValueError(f"step must be positive; got {step!r}")
+
+    def value_and_grad(X: FloatArray) -> tuple[FloatArray, FloatArray]:
+        k, d = X.shape
+        steps = step * np.eye(d)
+        batch = np.concatenate([X, (X[:, None, :] + steps).reshape(-1, d)])
+        batch = np.concatenate([batch, (X[:, None, :] - steps).reshape(-1, d)])
+        v = value(batch)
+        plus, minus = v[k : k + k * d].reshape(k, d), v[k + k * d :].reshape(k, d)
+        return v[:k], (plus - minus) / (2.0 * step)
+
+    return value_and_grad
 
 
 def _grid_argmax(grid: Grid, values: ArrayLike, rng: np.random.Generator) -> FloatArray:
@@ -128,7 +152,7 @@ def maximize_score(
 
 
 def maximize_acquisition(
-    acquisition: PointwiseAcquisition | ThompsonSampling,
+    acquisition: Acquisition | ThompsonSampling,
     domain: Domain,
     rng: np.random.Generator,
     *,
@@ -141,7 +165,8 @@ def maximize_acquisition(
     * a Grid: the exact argmax (random ties), over the posterior's grid cache when it tracks
       the grid (:meth:`PointwiseAcquisition.on_grid`), else over ``acquisition(grid.points)``;
     * a Box with an ``optimizer``: :meth:`BoxOptimizer.maximize` of the acquisition's smooth
-      form (e.g. ``log EI``) with its gradient when the posterior has one, local candidates
+      form (e.g. ``log EI``) with its gradient when it has one (the posterior's by the chain
+      rule, or :func:`central_difference`), local candidates
       around ``anchors()`` (e.g. the best observed points) and ``exclude (k, d)`` (points
       already pending) kept out;
     * a Box with a :class:`SobolSearch` (or none: the default budget): Sobol candidates of the
@@ -155,8 +180,12 @@ def maximize_acquisition(
             candidates = _optimizer_candidates(optimizer, domain, rng, anchors, acquisition)
         return acquisition.maximize(domain, rng, candidates=candidates)
     if isinstance(domain, Grid):
-        tracked = isinstance(acquisition.posterior, GridTracking)
-        values = acquisition.on_grid() if tracked else acquisition(domain.points)
+        if isinstance(acquisition, PointwiseAcquisition) and isinstance(
+            acquisition.posterior, GridTracking
+        ):
+            values = acquisition.on_grid()
+        else:
+            values = acquisition(domain.points)
         return _grid_argmax(domain, values, rng)
     if not isinstance(domain, Box):
         raise TypeError(f"domain must be a Grid or a Box; got {type(domain).__name__}")

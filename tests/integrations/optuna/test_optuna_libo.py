@@ -410,7 +410,6 @@ def test_family_prior_follows_what_meta_kgl_selected() -> None:
     np.testing.assert_allclose(medians[1:], 2.0)
 
 
-
 def test_a_sampler_without_storage_warns_and_proposes_what_the_storage_one_does() -> None:
     """The call form before issue 34, ``LIBOSampler(family, seed=..., n_trials=...)`` with the
     storage only on the study, still works for one release with a ``DeprecationWarning`` and

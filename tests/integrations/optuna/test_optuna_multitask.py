@@ -230,6 +230,46 @@ def test_a_pending_trial_at_the_proposal_pushes_the_next_proposal_away():
     assert moved > 1e-2, (params, after[0])
 
 
+@pytest.mark.parametrize(
+    ("acquisition", "hyperparameters", "expected"),
+    [
+        ("ucb", "map", "ScalarizedUpperConfidenceBound"),
+        ("ei", "map", "ScalarizedExpectedImprovement"),
+        ("ehvi", "map", "ExpectedHypervolumeImprovement"),
+        ("ehvi", "fixed", "ScalarizedUpperConfidenceBound"),
+    ],
+)
+def test_the_proposal_is_the_shared_optimisers_maximiser_of_a_shared_acquisition(
+    monkeypatch, acquisition, hyperparameters, expected
+):
+    """The sampler is glue: it builds one acquisition of ``kernelbandits.acquisition`` on
+    MT-KB's posterior and proposes what ``maximize_acquisition`` returns for it."""
+    import kernelbandits.acquisition as shared
+    from kernelbandits.integrations.optuna import _multitask
+
+    study = run(MultiTaskSampler(seed=0), n_trials=6)
+    pending = study.ask()
+    pending.suggest_float("x1", 0, 1), pending.suggest_float("x2", 0, 1)
+    calls = []
+
+    def spy(acq, domain, rng, **options):
+        calls.append((acq, options))
+        return np.array([0.25, 0.75])  # a point no search would find by itself
+
+    monkeypatch.setattr(_multitask, "maximize_acquisition", spy)
+    sampler = MultiTaskSampler(seed=0, acquisition=acquisition, hyperparameters=hyperparameters)
+    trial = study._storage.get_trial(study.ask()._trial_id)
+    result = sampler.propose(study, trial, study.trials[0].distributions)
+    assert result is not None and result[0] == {"x1": 0.25, "x2": 0.75}
+    assert len(calls) == 1
+    acq, options = calls[0]
+    assert type(acq) is getattr(shared, expected)
+    assert acq.posterior.n_observations == 6 + 1  # the completed trials and the pending one
+    if hyperparameters == "map":
+        assert isinstance(options["optimizer"], shared.BoxOptimizer)
+        assert options["exclude"].shape == (1, 2)  # the pending trial is not proposed again
+
+
 # -- quality -------------------------------------------------------------------------------------
 def test_thirty_trials_span_the_zdt1_front_better_than_random_search():
     reference = (1.1, 1.1)  # the true front (f2 = 1 - sqrt(f1)) has a hypervolume of about 0.877

@@ -43,7 +43,6 @@ PACKAGE = ROOT / "src" / "kernelbandits" / "integrations" / "optuna"
 
 #: (file, what) private Optuna uses that another change removes; nothing else may be added here
 ALLOWED = {
-    ("_multitask.py", "optuna._hypervolume"),
     # the deprecated LIBOSampler(family) without storage= (one release): _deprecated_storage_of
     ("_libo.py", "study._storage"),
 }

@@ -17,9 +17,11 @@ from kernelbandits._random import policy_seed
 from kernelbandits._validation import FloatArray, check_count
 from kernelbandits.acquisition import (
     BoxOptimizer,
-    expected_hypervolume_improvement,
-    log_ei_score,
-    maximize_score,
+    ExpectedHypervolumeImprovement,
+    MultiTaskAcquisition,
+    ScalarizedExpectedImprovement,
+    ScalarizedUpperConfidenceBound,
+    maximize_acquisition,
 )
 from kernelbandits.integrations.optuna._common import (
     PROPOSAL_ATTR,
@@ -70,7 +72,6 @@ def recorded_weight(study: Study, trial: FrozenTrial | int) -> FloatArray | None
 
 
 _WEIGHT_STREAM = 2  # SeedSequence([seed, slot, 2]): the scalarisation weight of slot `slot`
-_FD_STEP = 1e-6  # central-difference step of the acquisition gradient (unit-box coordinates)
 
 
 @dataclass
@@ -141,10 +142,13 @@ class MultiTaskSampler(RecipeSampler):
     acquisition
         With ``hyperparameters="map"``: ``"ehvi"`` (default) the expected hypervolume
         improvement of the ICM posterior's marginals over the completed trials' front
-        (:func:`~kernelbandits.acquisition.expected_hypervolume_improvement` on Optuna's box
-        decomposition, reference point 0.1 below the standardised values; maximised as its
-        log); ``"ucb"``: MT-KB's scalarised upper confidence bound for the trial's random
-        weight (eq. 3, below); ``"ei"``: expected improvement of that scalarisation.
+        (:class:`~kernelbandits.acquisition.ExpectedHypervolumeImprovement` over the boxes of
+        :func:`~kernelbandits.acquisition.non_dominated_boxes`, reference point 0.1 below the
+        standardised values; maximised as its log); ``"ucb"``: MT-KB's scalarised upper
+        confidence bound for the trial's random weight (eq. 3, below;
+        :class:`~kernelbandits.acquisition.ScalarizedUpperConfidenceBound`); ``"ei"``:
+        expected improvement of that scalarisation
+        (:class:`~kernelbandits.acquisition.ScalarizedExpectedImprovement`).
         Measured with ``benchmarks/optuna_multiobjective.py`` (10 seeds, hypervolume after 50
         trials; EHVI / UCB / Optuna's ``GPSampler``): BraninCurrin 56.9 / 46.8 / 56.7,
         VehicleSafety 232.3 / 235.8 / 242.4, CarSideImpact 397.5 / 374.5 / 404.0, HPOBench kc1
@@ -205,14 +209,17 @@ class MultiTaskSampler(RecipeSampler):
 
       where ``L_lambda`` is the Lipschitz constant of ``s_lambda`` for this weight (Chebyshev
       ``max_i lambda_i``, linear ``||lambda||_2``; both ``<= 1``, the paper's ``L``), so the
-      bonus is on the scale of the scalarised mean. The box is searched, with the generator
-      seeded by ``policy_seed(seed, slot)``, by a
+      bonus is on the scale of the scalarised mean. The acquisition (this one, or the one
+      ``acquisition`` names) is an object of :mod:`kernelbandits.acquisition` bound to MT-KB's
+      posterior, and :func:`~kernelbandits.acquisition.maximize_acquisition` searches the box,
+      with the generator seeded by ``policy_seed(seed, slot)``, by a
       :class:`~kernelbandits.acquisition.BoxOptimizer` (the single-objective samplers'):
       2048 scrambled-Sobol points, local candidates around the 5 completed trials with the
       best scalarised standardised values for this weight, every candidate projected onto the
-      space's values, then L-BFGS-B from the 8 best with a central-difference gradient;
-      pending points are not proposed again. (``hyperparameters="fixed"``: 1024 Sobol points
-      and L-BFGS-B from the best 3, :meth:`~kernelbandits.domains.Box.maximize`.) The
+      space's values, then L-BFGS-B from the 8 best with a central-difference gradient
+      (:func:`~kernelbandits.acquisition.central_difference`); pending points are not
+      proposed again. (``hyperparameters="fixed"``: the scalarised UCB, 1024 Sobol points and
+      L-BFGS-B from the best 3, :class:`~kernelbandits.acquisition.SobolSearch`.) The
       maximiser is snapped to the space (integers rounded, one-hot blocks made exact). The
       weight is recorded for the trial (:data:`WEIGHT_ATTR`; read it with
       :func:`recorded_weight`).
@@ -393,93 +400,41 @@ class MultiTaskSampler(RecipeSampler):
             policy.tell(x, mu[0])
             believed.append(mu[:1])
         if self._hyperparameters == "fixed":  # the search of the sampler before MAP fitting
-            u = maximize_score(policy.domain, lambda X: policy.scores(X, weight), policy.rng)
+            ucb = ScalarizedUpperConfidenceBound.from_policy(policy, weight)
+            u = maximize_acquisition(ucb, policy.domain, policy.rng)
         else:
-            u = self._maximize(
-                policy,
-                weight,
-                space,
-                hist,
-                scal(Y_std, weight),
-                self._mt_acquisition,
-                np.vstack(believed),
+            scalarised = scal(Y_std, weight)  # (t,): the completed trials, scalarised
+            anchors = hist.X_done[np.argsort(-scalarised, kind="stable")[:5]]
+            u = maximize_acquisition(
+                self._acquisition(policy, weight, float(np.max(scalarised)), believed),
+                space.domain(),  # the unit box [0, 1]^dim the policy works on
+                policy.rng,
+                optimizer=BoxOptimizer(projection=None if space.is_continuous else space.snap_rows),
+                anchors=lambda: anchors,  # the 5 best scalarised observations (class notes)
+                exclude=hist.X_pending,  # never propose a pending point again
             )
         internal = space.decode(space.snap(u))
         params = {name: _external(search_space[name], internal[name]) for name in space.names}
         return params, weight
 
-    @staticmethod
-    def _maximize(
-        policy: MTKB,
-        weight: FloatArray,
-        space: SearchSpace,
-        hist: _VectorHistory,
-        scalarised: FloatArray,
-        acquisition: Literal["ucb", "ei", "ehvi"] = "ucb",
-        front: FloatArray | None = None,
-    ) -> FloatArray:
-        """The maximiser of the scalarised UCB ``policy.scores(., weight)`` on the unit box,
-        shape ``(dim,)``: :class:`~kernelbandits.acquisition.BoxOptimizer`, anchored at the 5
-        observations with the best scalarised standardised values ``scalarised (t,)``, never at
-        a pending point, with a central-difference gradient for its L-BFGS-B stage."""
-        optimizer = BoxOptimizer(projection=None if space.is_continuous else space.snap_rows)
-        anchors = hist.X_done[np.argsort(-scalarised, kind="stable")[:5]]
-        box = space.domain()  # the unit box [0, 1]^dim the policy works on
-
-        best = float(np.max(scalarised))
-        if acquisition == "ehvi":
-            try:  # Optuna's box decomposition (the one its GPSampler uses)
-                from optuna._hypervolume import get_non_dominated_box_bounds
-            except ImportError as err:
-                raise ValueError(
-                    "MultiTaskSampler(acquisition='ehvi') needs optuna >= 4.2 (its box "
-                    "decomposition): upgrade optuna, or pass acquisition='ucb'"
-                ) from err
-            assert front is not None  # (t + p, n): completed values and pending beliefs
-            # minimise the negated standardised objectives; reference point below them all; a
-            # pending point counts with its posterior mean (the "Kriging believer"), so that the
-            # next proposal of a batch does not improve the front where the last one will
-            ref = -reference_point_below(front, margin=0.1)
-            lower, upper = get_non_dominated_box_bounds(-front, ref)
-
-        def value(X: FloatArray) -> FloatArray:
-            if acquisition == "ucb":
-                return np.asarray(policy.scores(X, weight), dtype=float)
-            if acquisition == "ehvi":  # log EHVI of the ICM posterior's marginals
-                mean, cov = policy.posterior.predict(X)
-                sd = np.sqrt(np.maximum(np.diagonal(cov, axis1=1, axis2=2), 0.0))
-                ehvi = expected_hypervolume_improvement(-mean, sd, lower, upper)
-                return np.log(np.maximum(ehvi, 1e-300))
-            # expected improvement of the scalarised objective over the best scalarised
-            # observation, on a Gaussian proxy: mean s(mu), sd s(mu + sigma) - s(mu) (Chebyshev;
-            # the per-objective one-sigma optimism) or ||lambda sigma|| (linear)
-            mean, cov = policy.posterior.predict(X)  # (m, n), (m, n, n)
-            sd = np.sqrt(np.maximum(np.diagonal(cov, axis1=1, axis2=2), 0.0))
-            m = policy.scalarize(mean, weight)
-            if isinstance(policy.scalarization, ChebyshevScalarization):
-                w = policy.scalarize(mean + sd, weight) - m
-            else:
-                w = np.sqrt((sd**2) @ (weight**2))
-            return log_ei_score(np.asarray(m, float), np.maximum(w, 1e-12), best)[0]
-
-        def value_and_grad(X: FloatArray) -> tuple[FloatArray, FloatArray]:
-            # d a / dx_j ~ (a(x + h e_j) - a(x - h e_j)) / 2h: one batched posterior call
-            k, d = X.shape
-            steps = _FD_STEP * np.eye(d)
-            batch = np.concatenate([X, (X[:, None, :] + steps).reshape(-1, d)])
-            batch = np.concatenate([batch, (X[:, None, :] - steps).reshape(-1, d)])
-            v = value(batch)
-            plus, minus = v[k : k + k * d].reshape(k, d), v[k + k * d :].reshape(k, d)
-            return v[:k], (plus - minus) / (2.0 * _FD_STEP)
-
-        return optimizer.maximize(
-            value,
-            value_and_grad,
-            box.lower,
-            box.upper,
-            policy.rng,
-            anchors=anchors,
-            exclude=hist.X_pending,
+    def _acquisition(
+        self, policy: MTKB, weight: FloatArray, incumbent: float, believed: list[FloatArray]
+    ) -> MultiTaskAcquisition:
+        """The acquisition of a ``hyperparameters="map"`` proposal on MT-KB's posterior
+        (class notes): the scalarised UCB for ``weight``, the scalarised EI over
+        ``incumbent`` (the best scalarised standardised observation), or EHVI over the front of
+        ``believed`` (the standardised completed values and the pending points' beliefs)."""
+        if self._mt_acquisition == "ucb":
+            return ScalarizedUpperConfidenceBound.from_policy(policy, weight)
+        if self._mt_acquisition == "ei":
+            return ScalarizedExpectedImprovement(
+                policy.posterior, policy.scalarization, weight, incumbent
+            )
+        # a pending point counts with its posterior mean (the "Kriging believer"), so that the
+        # next proposal of a batch does not improve the front where the last one will
+        front = np.vstack(believed)  # (t + p, n)
+        return ExpectedHypervolumeImprovement(
+            policy.posterior, front, reference_point_below(front, margin=0.1)
         )
 
     # -- BaseSampler API ------------------------------------------------------------------------
