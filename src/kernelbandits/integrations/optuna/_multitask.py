@@ -133,8 +133,9 @@ class MultiTaskSampler(RecipeSampler):
         (with ``task_matrix="auto"``) and noise variance ``eta`` are fitted by type-II MAP on
         the study's completed trials (see *Model* below). ``"fixed"``: lengthscale 0.2 in the
         unit box, ``B`` from ``task_matrix`` (:func:`estimate_task_matrix` for ``"auto"``),
-        ``eta = 1e-3`` and the acquisition searched by :meth:`kernelbandits.domains.Box.maximize`:
-        exactly the proposals of this sampler before MAP fitting existed.
+        ``eta = 1e-3`` and the acquisition searched by
+        :class:`~kernelbandits.acquisition.SobolSearch`: exactly the proposals of this sampler
+        before MAP fitting existed.
     rank
         With ``hyperparameters="map"`` and ``task_matrix="auto"``: the rank ``r`` of the
         shared part ``W W^T`` of ``B = W W^T + diag(kappa)`` (default 1; capped at the number of
