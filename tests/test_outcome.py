@@ -57,3 +57,31 @@ def test_power_has_no_standard_deviation_map_and_affine_checks_its_scale() -> No
         Affine(1.0, float("nan"))
     with pytest.raises(ValueError, match="fitted first"):
         Warp().transform(Y)
+
+
+def test_constant_tol_is_scikit_learns_zero_scale_rule_on_a_constant_vector() -> None:
+    """``constant_tol=0.0``: equal values get ``sd = 1`` (scikit-learn's ``normalize_y``, whose
+    fitted ``_y_train_std`` is the reference); the default floors the sd at 1e-12 instead."""
+    from sklearn.gaussian_process import GaussianProcessRegressor
+
+    y = np.full(5, 0.75)  # np.std is exactly 0 for these
+    sk = GaussianProcessRegressor(normalize_y=True, optimizer=None).fit(np.eye(5), y)
+    fitted = Standardize(constant_tol=0.0).fit(y)
+    assert (fitted.mean, fitted.sd) == (sk._y_train_mean, sk._y_train_std) == (0.75, 1.0)
+    np.testing.assert_array_equal(fitted.transform(y), np.zeros(5))
+    assert Standardize().fit(y).sd == 1e-12  # the floor, unchanged by default
+    # a spread is kept as it is: c = 0 changes nothing but the zero case
+    np.testing.assert_array_equal(Standardize(constant_tol=0.0).fit_transform(Y), standardize(Y)[0])
+
+
+def test_constant_tol_is_relative_to_the_mean() -> None:
+    """``sd <= c max(1, |mean|)`` counts as constant (DeltaBO's source rule, c = 1e-12)."""
+    y = np.array([1e6, 1e6 + 2e-7])  # sd 1e-7 <= 1e-12 * 1e6
+    assert standardize(y, constant_tol=1e-12)[2] == 1.0
+    assert standardize(y, constant_tol=1e-14)[2] == pytest.approx(1e-7, rel=1e-3)
+    assert standardize(np.array([0.0, 2e-12]), constant_tol=1e-12)[2] == 1.0  # |mean| < 1
+    assert standardize(np.array([0.0, 4e-12]), constant_tol=1e-12)[2] == pytest.approx(2e-12)
+    huge = np.array([3e120, 3e120])  # the overflow-safe branch applies the same rule
+    assert standardize(huge, constant_tol=0.0)[1:] == (3e120, 1.0)
+    with pytest.raises(ValueError, match="constant_tol"):
+        standardize(Y, constant_tol=-1.0)

@@ -52,14 +52,31 @@ __all__ = [
 SD_FLOOR = 1e-12
 
 
-def standardize(values: Sequence[float] | ArrayLike) -> tuple[FloatArray, float, float]:
-    """``((y - mean) / sd, mean, sd)`` of ``values`` (shape ``(n,)``), ``sd`` floored at
-    ``1e-12``; ``(empty, 0, 1)`` for no values. What a campaign tells its policy.
+def standardize(
+    values: Sequence[float] | ArrayLike, constant_tol: float | None = None
+) -> tuple[FloatArray, float, float]:
+    """``((y - mean) / sd, mean, sd)`` of ``values`` (shape ``(n,)``); ``(empty, 0, 1)`` for no
+    values. What a campaign tells its policy.
+
+    ``constant_tol`` is the rule for values (nearly) all equal, whose standard deviation ``s``
+    cannot be divided by as it is:
+
+    * ``None`` (default): ``sd = max(s, 1e-12)`` (:data:`SD_FLOOR`), so equal values become
+      zeros and any spread is kept;
+    * a number ``c >= 0``: values with ``s <= c * max(1, |mean|)`` count as constant and get
+      ``sd = 1``. ``c = 0`` is the rule of scikit-learn's
+      ``GaussianProcessRegressor(normalize_y=True)`` for a zero standard deviation (what
+      :class:`~kernelbandits.policies.GPUCB` ``(normalize_y=True)`` applies; scikit-learn itself
+      also sets ``sd = 1`` for ``0 < s < 10`` machine epsilons); DeltaBO's source
+      (:func:`~kernelbandits.recipes.deltabo.source_scale`) uses ``c = 1e-12``.
 
     Cannot overflow: when the largest ``|y|`` is beyond ``1e100`` (where the sum of squares of
     the deviations could exceed the largest double, ~1.8e308) or below ``1e-100``, the values are
     divided by it first (scale, then sum) and the moments scaled back; in between, the direct
-    formula (bit for bit what it always was). ``ValueError`` for a value that is not finite."""
+    formula (bit for bit what it always was). ``ValueError`` for a value that is not finite or a
+    negative ``constant_tol``."""
+    if constant_tol is not None and not (math.isfinite(constant_tol) and constant_tol >= 0):
+        raise ValueError(f"constant_tol must be None or a number >= 0; got {constant_tol!r}")
     y = numeric_array(values, "values", "a vector of numbers").reshape(-1)
     if y.size == 0:
         return y, 0.0, 1.0
@@ -68,12 +85,20 @@ def standardize(values: Sequence[float] | ArrayLike) -> tuple[FloatArray, float,
     scale = float(np.max(np.abs(y)))
     if scale == 0.0 or 1e-100 <= scale <= 1e100:
         mean = float(np.mean(y))
-        sd = max(float(np.std(y)), SD_FLOOR)
+        sd = _divisor(float(np.std(y)), mean, constant_tol)
         return (y - mean) / sd, mean, sd
     u = y / scale  # in [-1, 1]: its mean and squares cannot overflow
     m_u, s_u = float(np.mean(u)), float(np.std(u))
-    sd = max(s_u * scale, SD_FLOOR)
+    sd = _divisor(s_u * scale, m_u * scale, constant_tol)
     return (u - m_u) / (sd / scale), m_u * scale, sd
+
+
+def _divisor(sd: float, mean: float, constant_tol: float | None) -> float:
+    """The standard deviation ``sd`` of values with mean ``mean`` made safe to divide by, by
+    the rule ``constant_tol`` of :func:`standardize`."""
+    if constant_tol is None:
+        return max(sd, SD_FLOOR)
+    return sd if sd > constant_tol * max(1.0, abs(mean)) else 1.0
 
 
 @renamed_parameters(lam="power")
@@ -150,18 +175,23 @@ class OutcomeTransform(Protocol):
 
 @dataclass(frozen=True)
 class Standardize:
-    """``z = (y - mean) / sd`` (:func:`standardize`); unfitted: ``mean = 0``, ``sd = 1``."""
+    """``z = (y - mean) / sd`` (:func:`standardize`); unfitted: ``mean = 0``, ``sd = 1``.
+
+    ``constant_tol``: the rule for values all equal, as in :func:`standardize` (``None``, the
+    default: the standard deviation floored at :data:`SD_FLOOR`; ``0.0``: scikit-learn's
+    ``normalize_y``, a zero standard deviation becomes 1)."""
 
     mean: float = 0.0
     sd: float = 1.0
+    constant_tol: float | None = None
 
     def fit(self, y: ArrayLike) -> Standardize:
-        _, mean, sd = standardize(y)
-        return Standardize(mean, sd)
+        _, mean, sd = standardize(y, self.constant_tol)
+        return Standardize(mean, sd, self.constant_tol)
 
     def fit_transform(self, y: ArrayLike) -> FloatArray:
         """The standardised ``y (n,)`` with its own moments, bit for bit :func:`standardize`."""
-        return standardize(y)[0]
+        return standardize(y, self.constant_tol)[0]
 
     def transform(self, y: ArrayLike) -> FloatArray:
         return (np.asarray(y, dtype=float) - self.mean) / self.sd

@@ -164,6 +164,32 @@ def test_normalize_y_equals_sklearn_normalize_y(cls):
         cls(grid, Matern(1.5), seed=0, normalize_y=True, hyperparameters=MaximumLikelihood())
 
 
+@pytest.mark.parametrize("cls", [GPUCB, GPEI])
+def test_normalize_y_on_equal_values_is_sklearns_unit_scale(cls):
+    """Values all equal: scikit-learn's ``normalize_y`` divides by 1, not by a floored standard
+    deviation (:class:`~kernelbandits.outcome.Standardize` with ``constant_tol=0.0``): the
+    posterior is the prior ``GP(m, k)`` conditioned on the constant, as scikit-learn's."""
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import Matern as SkMatern
+
+    from kernelbandits.kernels import Matern
+
+    grid = Grid.lattice([0.0, 0.0], [10.0, 10.0], 6)
+    policy = cls(grid, Matern(1.5, nu=2.5), noise_var=1e-2, seed=0, normalize_y=True)
+    sk = GaussianProcessRegressor(
+        SkMatern(1.5, nu=2.5), alpha=1e-2, normalize_y=True, optimizer=None
+    )
+    for t in range(4):
+        policy.tell(grid.points[7 * t + 1], 0.75)  # np.std of these is exactly 0
+        mean_sk, sd_sk = sk.fit(policy.X_observed, policy.y_observed).predict(
+            grid.points, return_std=True
+        )
+        mu, sd = policy.mean_sd(grid.points)
+        np.testing.assert_allclose(mu, mean_sk, rtol=1e-12)
+        np.testing.assert_allclose(sd, sd_sk, rtol=1e-7, atol=1e-10)
+        assert sd.max() > 0.5  # unit scale, not 1e-12
+
+
 def test_tell_many_is_tell_one_by_one():
     from kernelbandits.domains import Box
 

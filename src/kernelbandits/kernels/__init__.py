@@ -1,5 +1,5 @@
-"""Kernels: stationary (RBF, Matern), linear, finite feature maps, sums and positive scaling;
-multi-task kernels (ICM, independent tasks, sums of separable kernels)."""
+"""Kernels: stationary (RBF, Matern), linear, constant (Offset), finite feature maps, sums and
+positive scaling; multi-task kernels (ICM, independent tasks, sums of separable kernels)."""
 
 from kernelbandits.kernels.base import Kernel, Product, Scaled, Sum
 from kernelbandits.kernels.features import (
@@ -9,6 +9,7 @@ from kernelbandits.kernels.features import (
     FeatureMap,
     LegendreFeatures,
     Linear,
+    Offset,
 )
 from kernelbandits.kernels.multitask import (
     ICM,
@@ -31,6 +32,7 @@ __all__ = [
     "LegendreFeatures",
     "Linear",
     "Matern",
+    "Offset",
     "Product",
     "Scaled",
     "SeparableSum",

@@ -12,6 +12,7 @@ by 1 in absolute value on its domain, so each ``k_j <= 1``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -187,3 +188,32 @@ class Linear(Kernel):
 
     def __repr__(self) -> str:
         return f"Linear(variance={self.variance:g}, bias={self.bias:g})"
+
+
+class Offset(Kernel):
+    """The constant kernel ``k(x, x') = variance``: an unknown constant offset of the function
+    (one constant feature; DeltaBO's target as a whole above or below its source,
+    :mod:`kernelbandits.recipes.deltabo`)."""
+
+    def __init__(self, variance: float) -> None:
+        self.variance = check_positive(variance, "variance")
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        return np.full((X.shape[0], Y.shape[0]), self.variance)
+
+    def diag(self, X: ArrayLike) -> FloatArray:
+        return np.full(as_points(X, "X").shape[0], self.variance)
+
+    def theta_gradient(self, X: ArrayLike) -> FloatArray:
+        """``d K / d log variance = K``, shape ``(n, n, 1)``."""
+        return self(X)[:, :, None]
+
+    @property
+    def theta(self) -> FloatArray:
+        return np.array([math.log(self.variance)])
+
+    def with_theta(self, theta: ArrayLike) -> Offset:
+        return Offset(float(np.exp(check_theta(theta, 1)[0])))
+
+    def __repr__(self) -> str:
+        return f"Offset(variance={self.variance:g})"

@@ -45,6 +45,7 @@ from kernelbandits.acquisition import (
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
+from kernelbandits.outcome import Standardize
 from kernelbandits.policies.base import PosteriorPolicy
 from kernelbandits.policies.beta import BetaSchedule, IGPUCBBeta, as_schedule, next_width
 from kernelbandits.regression import CandidatePosterior, GPPosterior
@@ -87,9 +88,10 @@ class GPPolicy(PosteriorPolicy[GPPosterior]):
         paper experiments' setting). The former flags ``fit_hyperparameters``, ``fit_noise``,
         ``refit_every`` and ``hyper_prior`` still work for one release, with a warning.
     normalize_y : standardise the observations: with ``m``, ``s`` the mean and standard deviation
-        of the ``t`` values observed so far (``s = 1`` while it is 0), the posterior is that of
-        ``GP(m, s^2 k)`` with noise ``s^2 noise_var`` -- ``kernel`` and ``noise_var`` are in
-        standardised units, as in scikit-learn's ``normalize_y`` -- rebuilt after every
+        of the ``t`` values observed so far (``s = 1`` while it is 0:
+        :class:`~kernelbandits.outcome.Standardize` with ``constant_tol=0.0``), the posterior is
+        that of ``GP(m, s^2 k)`` with noise ``s^2 noise_var`` -- ``kernel`` and ``noise_var``
+        are in standardised units, as in scikit-learn's ``normalize_y`` -- rebuilt after every
         observation in ``O(t^3 + |grid| t^2)``. Not combinable with ``hyperparameters``.
     optimizer : how to search a :class:`~kernelbandits.domains.Box`: a
         :class:`~kernelbandits.acquisition.SobolSearch` (Sobol candidates, the best refined by
@@ -166,9 +168,10 @@ class GPPolicy(PosteriorPolicy[GPPosterior]):
     def _update(self, x: FloatArray, y: float) -> None:
         if self.normalize_y:
             X, Y = np.vstack([*self._X, x]), np.append(self._y, y)
-            s = float(np.std(Y))
-            s = s if s > 0 else 1.0  # scikit-learn's rule for a constant y
-            self._set_posterior(self._kernel * s**2, s**2 * self._noise_var, X, Y, float(Y.mean()))
+            # GP(m, s^2 k) with noise s^2 noise_var; s = 1 for equal values (scikit-learn's rule)
+            scaling = Standardize(constant_tol=0.0).fit(Y)
+            s = scaling.sd
+            self._set_posterior(self._kernel * s**2, s**2 * self._noise_var, X, Y, scaling.mean)
             return
         self.posterior.add(x, y)
         t = self.posterior.n_observations

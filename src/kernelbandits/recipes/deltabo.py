@@ -20,17 +20,14 @@ in the campaign's units.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
 
-from kernelbandits._validation import FloatArray, as_points, check_positive
+from kernelbandits._validation import FloatArray, check_positive
 from kernelbandits.domains import Domain
-from kernelbandits.kernels import RBF, Kernel, Matern
-from kernelbandits.kernels.base import check_theta
+from kernelbandits.kernels import RBF, Kernel, Matern, Offset
 from kernelbandits.outcome import Affine, standardize
 from kernelbandits.policies.base import Policy
 from kernelbandits.policies.outcome import AffineOutcome
@@ -38,9 +35,7 @@ from kernelbandits.policies.transfer import DeltaBO, JointGPUCB
 from kernelbandits.problems.transfer import SourceData
 from kernelbandits.recipes.base import Prepared, check_domain
 from kernelbandits.recipes.observations import Observations, as_observations
-from kernelbandits.regression.fit_cache import fit_key, memoised
-from kernelbandits.regression.likelihood import schedule_point
-from kernelbandits.regression.transfer_fit import fit_delta, fit_source
+from kernelbandits.regression.hyperparameters import TransferFit, TransferMaximumAPosteriori
 from kernelbandits.space import SearchSpace, check_space
 
 __all__ = [
@@ -56,39 +51,11 @@ Model = Literal["deltabo", "joint"]
 Hyperparameters = Literal["fixed", "map", "map+source"]
 
 
-class Offset(Kernel):
-    """The constant kernel ``k(x, x') = variance``: an unknown constant offset (the target as a
-    whole above or below the source)."""
-
-    def __init__(self, variance: float) -> None:
-        if not (math.isfinite(variance) and variance > 0):
-            raise ValueError(f"variance must be positive; got {variance!r}")
-        self.variance = float(variance)
-
-    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
-        return np.full((X.shape[0], Y.shape[0]), self.variance)
-
-    def diag(self, X: ArrayLike) -> FloatArray:
-        return np.full(as_points(X, "X").shape[0], self.variance)
-
-    @property
-    def theta(self) -> FloatArray:
-        return np.array([math.log(self.variance)])
-
-    def with_theta(self, theta: ArrayLike) -> Offset:
-        return Offset(float(np.exp(check_theta(theta, 1)[0])))
-
-    def __repr__(self) -> str:
-        return f"Offset(variance={self.variance:g})"
-
-
 def source_scale(values: FloatArray) -> tuple[FloatArray, float, float]:
     """``((v - m_s) / sd_s, m_s, sd_s)`` of larger-is-better source values ``(N,)``:
-    ``sd_s = 1`` when the values are all equal (relative to ``max(1, |m_s|)``)."""
-    m_s = float(np.mean(values))
-    sd = float(np.std(values))
-    sd_s = sd if sd > 1e-12 * max(1.0, abs(m_s)) else 1.0
-    return (values - m_s) / sd_s, m_s, sd_s
+    :func:`~kernelbandits.outcome.standardize` with ``sd_s = 1`` when the values are all equal
+    (``sd_s <= 1e-12 max(1, |m_s|)``, ``constant_tol=1e-12``)."""
+    return standardize(values, constant_tol=1e-12)
 
 
 @dataclass(frozen=True)
@@ -159,7 +126,7 @@ def deltabo(
         below.
     source_lengthscale, delta_lengthscale, tau, offset_sd, noise_var, source_noise_var : the
         fixed model on the source's standardised scale: ``k_g = Matern-5/2(source_lengthscale)``,
-        ``k_delta = tau^2 SE(delta_lengthscale) + offset_sd^2`` (:class:`Offset`), target and
+        ``k_delta = tau^2 SE(delta_lengthscale) + offset_sd^2`` (:class:`~kernelbandits.kernels.Offset`), target and
         source noise variances.
     model : ``"joint"`` (default): the exact posterior of ``f`` given source and target
         (:class:`~kernelbandits.policies.transfer.JointGPUCB`); ``"deltabo"``: Alg. 1 as
@@ -220,11 +187,10 @@ class DeltaBORecipe:
             if o.hyperparameters == "map":
                 iso = np.full(self.space.dim, o.source_lengthscale)
                 fixed_source = (Matern(iso, 1.0, nu=2.5), o.source_noise_var)
-            fitted = fitted_transfer_model(
-                X_src, y_src, X_t, v_t, seed, o.tau, offset.variance, fixed_source
-            )
-            source_kernel, source_noise = fitted[0], fitted[1]
-            delta_kernel, noise, rho = fitted[2] + offset, fitted[3], fitted[4]
+            learner = TransferMaximumAPosteriori(o.tau, offset.variance, fixed_source)
+            fitted = learner.fit_history(X_src, y_src, X_t, v_t, seed)
+            source_kernel, source_noise = fitted.source_kernel, fitted.source_noise_var
+            delta_kernel, noise, rho = fitted.delta_kernel + offset, fitted.noise_var, fitted.rho
         # the campaign tells z = (v - m_t) / sd_t; the model wants (v - m_s) / (sd_s rho)
         # (the source's scale, divided by the task scale rho of fit_delta)
         outcome = Affine(sd_t / (sd_s * rho), (m_t - m_s) / (sd_s * rho))
@@ -255,34 +221,11 @@ def fitted_transfer_model(
     tau: float,
     offset_var: float,
     source: tuple[Matern, float] | None = None,
-) -> tuple[Kernel, float, Kernel, float, float]:
-    """``(k_g, sigma_s^2, k_delta, sigma^2, rho)`` by type-II MAP
-    (:mod:`~kernelbandits.regression.transfer_fit`): the source fit once per source; the
-    difference fit on the first ``schedule_point(n)`` of the ``n`` target observations
-    ``X_t (n, d)``, ``v_t (n,)`` (on the source's scale); before any target observation, the
-    difference prior's medians. ``source``: the source kernel and noise as given (else fitted).
-    Memoised in-process (:mod:`~kernelbandits.regression.fit_cache`)."""
-    source_kernel, source_noise = source or memoised(
-        fit_key("deltabo-source", [X_src, y_src], [seed]),
-        lambda: fit_source(X_src, y_src, seed=np.random.SeedSequence([seed, 1])),
-    )
-    m = schedule_point(int(v_t.size))
-    if m == 0:
-        delta = Matern(source_kernel.lengthscale, tau**2, nu=2.5)
-        return source_kernel, source_noise, delta, 1e-3, 1.0
-    numbers = [seed, tau, offset_var, *source_kernel.theta, source_noise]
-    delta_kernel, noise, rho = memoised(
-        fit_key("deltabo-delta", [X_src, y_src, X_t[:m], v_t[:m]], numbers),
-        lambda: fit_delta(
-            source_kernel,
-            source_noise,
-            X_src,
-            y_src,
-            X_t[:m],
-            v_t[:m],
-            seed=np.random.SeedSequence([seed, 2, m]),
-            tau=tau,
-            offset_var=offset_var,
-        ),
-    )
-    return source_kernel, source_noise, delta_kernel, noise, rho
+) -> TransferFit:
+    """``(k_g, sigma_s^2, k_delta, sigma^2, rho)`` by type-II MAP for the source data and the
+    target observations ``X_t (n, d)``, ``v_t (n,)`` (on the source's scale):
+    ``TransferMaximumAPosteriori(tau, offset_var, source).fit_history(X_src, y_src, X_t, v_t,
+    seed)`` (:class:`~kernelbandits.regression.hyperparameters.TransferMaximumAPosteriori`,
+    what the recipe calls)."""
+    learner = TransferMaximumAPosteriori(tau, offset_var, source)
+    return learner.fit_history(X_src, y_src, X_t, v_t, seed)

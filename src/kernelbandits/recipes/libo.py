@@ -12,7 +12,8 @@ that selection:
   the GP is :func:`kernelbandits.recipes.gp` with that prior);
 * ``model="meta-kernel"``: Alg. 2's GP on the learned kernel itself (with
   ``hyperparameters="map"`` its output scale and noise fitted on the task's own trials,
-  :func:`fit_scale`).
+  :func:`fit_scale`, the learner
+  :class:`~kernelbandits.regression.hyperparameters.ScaleMaximumAPosteriori`).
 
 With no usable earlier task the recipe is the plain :func:`~kernelbandits.recipes.gp`
 (``"map"``) or Alg. 2's first kernel ``k_full``, the mean of all base kernels (``"fixed"``).
@@ -32,17 +33,18 @@ import numpy as np
 from kernelbandits._validation import FloatArray, check_positive
 from kernelbandits.acquisition import BoxOptimizer
 from kernelbandits.domains import Domain
-from kernelbandits.kernels.base import Kernel, Scaled
+from kernelbandits.kernels.base import Kernel
 from kernelbandits.metalearning.dictionaries import SEDictionary
 from kernelbandits.metalearning.kgl import BaseKernels, KernelEstimate, MetaKGL
-from kernelbandits.outcome import SD_FLOOR, standardize
+from kernelbandits.outcome import standardize
 from kernelbandits.policies.base import Policy
 from kernelbandits.policies.gp import GPEI, GPUCB
 from kernelbandits.recipes.base import Prepared, beta_width, check_beta, check_domain
 from kernelbandits.recipes.gp import gp
 from kernelbandits.recipes.observations import Observations, as_observations
 from kernelbandits.regression.fit_cache import fit_key, memoised
-from kernelbandits.regression.likelihood import HyperPrior, fit_scale_and_noise
+from kernelbandits.regression.hyperparameters import ScaleMaximumAPosteriori
+from kernelbandits.regression.likelihood import HyperPrior
 from kernelbandits.space import SearchSpace, check_space
 
 __all__ = [
@@ -141,22 +143,17 @@ def meta_kernel(
     return MetaKernel(base, names, params, estimate, kernel)
 
 
-def fit_scale(kernel: Kernel, X: FloatArray, values: FloatArray) -> tuple[Kernel, float]:
-    """The meta-learned kernel shape with the current task's output scale and noise.
-
-    Fitted by type-II MAP (:func:`~kernelbandits.regression.likelihood.fit_scale_and_noise`:
-    ``y ~ N(0, v K + lam I)`` on the completed trials ``X (n, d)``, their values ``(n,)``
-    standardised), with ``log v ~ N(-log mean diag K, 1)`` (prior median: unit prior variance)
-    and the default noise prior; before two trials are complete, the prior medians (and noise
-    ``1e-3``).
-    """
-    diag = float(np.mean(kernel.diag(X))) if values.size else 1.0
-    log_scale = -math.log(max(diag, SD_FLOOR))
-    if values.size < 2:
-        return Scaled(kernel, math.exp(log_scale)), 1e-3
-    y, _, _ = standardize(values)
-    v, lam = fit_scale_and_noise(kernel(X), y, (log_scale, 1.0))
-    return Scaled(kernel, v), lam
+def fit_scale(
+    kernel: Kernel, X: FloatArray, values: FloatArray, seed: int = 0
+) -> tuple[Kernel, float]:
+    """The meta-learned kernel shape with the current task's output scale and noise: what
+    :class:`~kernelbandits.regression.hyperparameters.ScaleMaximumAPosteriori` fits to the
+    completed trials ``X (n, d)`` and their values ``(n,)`` (standardised), ``Scaled(kernel,
+    v)`` and the noise variance, by type-II MAP with ``log v ~ N(-log mean diag K, 1)`` (prior
+    median: unit prior variance) and the default noise prior; before two trials are complete,
+    the prior medians (and noise ``1e-3``). ``seed`` is passed on (the fit draws nothing)."""
+    learner = ScaleMaximumAPosteriori()
+    return learner.fit_history(learner.prior_median(kernel, X), X, values, seed)
 
 
 def family_prior(meta: MetaKernel, space: SearchSpace) -> HyperPrior | None:
@@ -284,7 +281,7 @@ class LIBORecipe:
                 recipe = gp(space, o.acquisition, beta=o.beta, prior=prior)
                 return recipe.prepare(X, values, seed)
             X_done = np.asarray(X, dtype=float).reshape(-1, space.dim)
-            kernel, noise_var = fit_scale(kernel, X_done, values)
+            kernel, noise_var = fit_scale(kernel, X_done, values, seed)
         beta, acquisition = beta_width(o.beta, noise_var), o.acquisition
         optimizer = BoxOptimizer(projection=None if space.is_continuous else space.snap_rows)
 

@@ -25,7 +25,8 @@ from scipy.optimize import minimize
 
 from kernelbandits._random import SeedLike, as_generator
 from kernelbandits._validation import FloatArray, as_finite_vector, as_points, check_positive
-from kernelbandits.kernels import Kernel
+from kernelbandits.kernels import Kernel, Scaled
+from kernelbandits.outcome import SD_FLOOR
 
 _NOISE_BOUNDS = (np.log(1e-6), np.log(10.0))
 _LOG_NOISE_FLOOR = float(np.log(1e-6))  # the smallest noise variance fit_map considers
@@ -323,8 +324,7 @@ def fit_scale_and_noise(
     from a noisy start (noise variance 0.3: the likelihood can have a second mode that explains
     the data as noise, which draws of the noise prior rarely reach) and from two draws of the
     priors (seed 0: the fit is deterministic), bounds at +-4 prior sd.
-    Used by :class:`~kernelbandits.integrations.optuna.LIBOSampler` to put a meta-learned
-    kernel shape on the current study's scale.
+    Used by :func:`fit_output_scale` to put a meta-learned kernel shape on a study's scale.
     """
     K = np.asarray(gram, dtype=float)
     ya = as_finite_vector(y, K.shape[0], "y")
@@ -349,3 +349,32 @@ def fit_scale_and_noise(
     params = maximize_log_posterior(log_likelihood, mean, sd, bounds, starts, n_starts=2, seed=0)
     v, lam = np.exp(params)
     return float(v), float(lam)
+
+
+def log_output_scale_median(kernel: Kernel, X: ArrayLike) -> float:
+    """The log prior median of the output scale :func:`fit_output_scale` puts on ``kernel`` at
+    the points ``X (n, d)``: ``-log mean_i k(x_i, x_i)`` (unit prior variance on average; the
+    mean floored at ``1e-12``), ``0`` for no points."""
+    Xa = as_points(X, "X", kernel.input_dim)
+    diag = float(np.mean(kernel.diag(Xa))) if Xa.shape[0] else 1.0
+    return -math.log(max(diag, SD_FLOOR))
+
+
+def fit_output_scale(
+    kernel: Kernel, X: ArrayLike, y: ArrayLike, noise_var: float = 1e-3, seed: SeedLike = None
+) -> tuple[Scaled, float]:
+    """Type-II MAP output scale ``v`` and noise variance of a *fixed* kernel shape: the fitted
+    ``(Scaled(shape, v), noise_var)`` for ``X (n, d)``, ``y (n,)`` (standardised).
+
+    ``shape`` is ``kernel``, or the kernel inside it when ``kernel`` is :class:`Scaled` (a
+    previous fit's scale is replaced, not multiplied). :func:`fit_scale_and_noise` on the Gram
+    matrix ``shape(X)`` with ``log v ~ N(log_output_scale_median(shape, X), 1)`` (prior median:
+    unit prior variance, :func:`log_output_scale_median`) and the default noise prior. The fit does
+    not start from the given scale or ``noise_var`` and draws no random starts (``seed`` is
+    ignored): it is a deterministic function of the data. The estimator of
+    :class:`~kernelbandits.regression.hyperparameters.ScaleMaximumAPosteriori`.
+    """
+    shape = kernel.kernel if isinstance(kernel, Scaled) else kernel
+    Xa = as_points(X, "X", shape.input_dim)
+    v, lam = fit_scale_and_noise(shape(Xa), y, (log_output_scale_median(shape, Xa), 1.0))
+    return Scaled(shape, v), lam
