@@ -85,3 +85,22 @@ def test_constant_tol_is_relative_to_the_mean() -> None:
     assert standardize(huge, constant_tol=0.0)[1:] == (3e120, 1.0)
     with pytest.raises(ValueError, match="constant_tol"):
         standardize(Y, constant_tol=-1.0)
+
+
+def test_standardize_columns_matches_scikit_learns_scaler_and_zeroes_a_constant_column() -> None:
+    from sklearn.preprocessing import StandardScaler
+
+    from kernelbandits.outcome import standardize_columns
+
+    Y = np.random.default_rng(3).normal([1.0, -20.0, 300.0], [0.5, 4.0, 90.0], size=(17, 3))
+    Z, mean, sd = standardize_columns(Y)
+    scaler = StandardScaler().fit(Y)  # population sd (ddof 0), as here
+    np.testing.assert_allclose(Z, scaler.transform(Y), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(mean, scaler.mean_, rtol=1e-14)
+    np.testing.assert_allclose(sd, scaler.scale_, rtol=1e-12)
+    constant = np.column_stack([Y[:, 0], np.full(17, 2.5)])
+    Zc, _, sdc = standardize_columns(constant)
+    np.testing.assert_array_equal(Zc[:, 1], 0.0)
+    assert sdc[1] == 1e-12
+    with pytest.raises(ValueError, match="Y must be finite"):
+        standardize_columns(np.array([[1.0, np.nan]]))

@@ -42,6 +42,7 @@ __all__ = [
     "Standardize",
     "Warp",
     "standardize",
+    "standardize_columns",
     "warp_values",
     "warped",
     "yeo_johnson",
@@ -91,6 +92,22 @@ def standardize(
     m_u, s_u = float(np.mean(u)), float(np.std(u))
     sd = _divisor(s_u * scale, m_u * scale, constant_tol)
     return (u - m_u) / (sd / scale), m_u * scale, sd
+
+
+def standardize_columns(Y: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``((Y - mean) / sd, mean, sd)`` column by column for ``Y (t, n)`` (``t`` observations
+    of ``n`` objectives), ``sd = max(s_j, 1e-12)`` (:data:`SD_FLOOR`) with ``s_j`` the
+    population standard deviation of column ``j``; ``mean``, ``sd`` of shape ``(n,)``. What
+    the multi-task sampler models (every objective on one scale before the scalarisation).
+    ``ValueError`` for a value that is not finite or ``Y`` that is not 2-D with a row."""
+    Ya = numeric_array(Y, "Y", "a (t, n) array of numbers")
+    if Ya.ndim != 2 or Ya.shape[0] == 0:
+        raise ValueError(f"Y must have shape (t, n) with t >= 1; got {Ya.shape}")
+    if not np.all(np.isfinite(Ya)):
+        raise ValueError("Y must be finite")
+    mean = Ya.mean(axis=0)
+    sd = np.maximum(Ya.std(axis=0), SD_FLOOR)
+    return (Ya - mean) / sd, mean, sd
 
 
 def _divisor(sd: float, mean: float, constant_tol: float | None) -> float:

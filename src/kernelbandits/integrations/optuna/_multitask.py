@@ -35,7 +35,7 @@ from kernelbandits.integrations.optuna._common import (
 from kernelbandits.integrations.optuna._sampler import RecipeSampler
 from kernelbandits.kernels import ICM
 from kernelbandits.kernels.multitask import check_task_matrix
-from kernelbandits.outcome import SD_FLOOR
+from kernelbandits.outcome import standardize_columns
 from kernelbandits.policies import MTKB
 from kernelbandits.recipes.base import check_beta
 from kernelbandits.recipes.multitask import estimate_task_matrix, multitask_model
@@ -367,9 +367,7 @@ class MultiTaskSampler(RecipeSampler):
         hist = self._history(study, trial, search_space, space)
         if hist.Y_done.shape[0] == 0:
             return None
-        mean = hist.Y_done.mean(axis=0)
-        sd = np.maximum(hist.Y_done.std(axis=0), SD_FLOOR)
-        Y_std = (hist.Y_done - mean) / sd
+        Y_std, _, _ = standardize_columns(hist.Y_done)
         n = Y_std.shape[1]
 
         slot = self._slot(study, trial)
