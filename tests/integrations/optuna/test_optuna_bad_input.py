@@ -370,13 +370,6 @@ LIBO = [
         "integer >= 1",
     ),
     _b(
-        "libo-storage-missing",
-        lambda: LIBOSampler("f", n_trials=10),
-        "storage",
-        "missing 1 required keyword-only argument",
-        TypeError,
-    ),
-    _b(
         "libo-storage-int",
         lambda: LIBOSampler("f", storage=3, n_trials=10),
         "storage",
