@@ -168,21 +168,18 @@ class Box:
         with them warns, and until the next release the default search on it uses them.
     """
 
-    def __init__(
-        self,
-        lower: ArrayLike,
-        upper: ArrayLike,
-        n_candidates: int | None = None,
-        n_refine: int | None = None,
-    ) -> None:
+    def __init__(self, lower: ArrayLike, upper: ArrayLike, **deprecated_budget: int) -> None:
         lo, hi = _bounds(lower, upper)
+        unknown = sorted(set(deprecated_budget) - {"n_candidates", "n_refine"})
+        if unknown:
+            raise TypeError(f"Box() got an unexpected keyword argument {unknown[0]!r}")
         #: the deprecated search budget ``(n_candidates, n_refine)`` this box was built with,
         #: ``None`` for a box built from its bounds alone (read by ``default_search`` only)
         self.legacy_search_budget: tuple[int, int] | None = None
-        if n_candidates is not None or n_refine is not None:
+        if deprecated_budget:
             budget = (
-                check_count(1024 if n_candidates is None else n_candidates, "n_candidates"),
-                check_count(3 if n_refine is None else n_refine, "n_refine", minimum=0),
+                check_count(deprecated_budget.get("n_candidates", 1024), "n_candidates"),
+                check_count(deprecated_budget.get("n_refine", 3), "n_refine", minimum=0),
             )
             warn_renamed(
                 "Box(lower, upper, n_candidates, n_refine)",
