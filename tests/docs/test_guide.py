@@ -136,6 +136,14 @@ def check_own_problem(ns: Namespace) -> None:
     assert regret["GP-UCB"] < regret["Random"]
 
 
+def check_many_workers(ns: Namespace) -> None:
+    # the dead worker's trial (the 9th) was failed by the stale check and run again as is
+    assert ns["failed"] == [8]
+    assert ns["retried"].state.name == "COMPLETE" and ns["retried"].params == ns["dead_params"]
+    states = [t.state.name for t in ns["study"].trials]
+    assert states.count("COMPLETE") == 9 and states.count("FAIL") == 1
+
+
 CHECKS: dict[str, Callable[[Namespace], None]] = {
     "glossary": check_glossary,
     "index": check_index,
@@ -146,6 +154,7 @@ CHECKS: dict[str, Callable[[Namespace], None]] = {
     "sweeps": check_sweeps,
     "asktell": check_asktell,
     "guarantees": check_guarantees,
+    "many-workers": check_many_workers,
     "own-problem": check_own_problem,
 }
 

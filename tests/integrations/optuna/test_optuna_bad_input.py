@@ -595,6 +595,18 @@ HELPERS = [
     ),
     _b("study-direction-str", lambda: study_direction("maximize"), "study", "optuna Study"),
     _b("fail-stale-not-a-study", lambda: fail_stale_running_trials(None), "study", "optuna Study"),
+    _b(
+        "fail-stale-older-than-negative",
+        lambda: fail_stale_running_trials(_study(), older_than=-1.0),
+        "older_than",
+        "number of seconds >= 0",
+    ),
+    _b(
+        "fail-stale-callback-not-callable",
+        lambda: fail_stale_running_trials(_study(), failed_trial_callback=3),
+        "failed_trial_callback",
+        "callable",
+    ),
     _b("join-family-empty", lambda: join_family(_study(), ""), "family", "non-empty string"),
     _b(
         "family-kernel-no-space",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
@@ -14,6 +15,7 @@ try:
         FloatDistribution,
         IntDistribution,
     )
+    from optuna.exceptions import UpdateFinishedTrialError
     from optuna.search_space import intersection_search_space
     from optuna.trial import FrozenTrial, TrialState
 except ImportError as exc:  # pragma: no cover - exercised only without optuna
@@ -21,6 +23,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without optuna
         "kernelbandits.integrations.optuna needs Optuna: pip install 'kernelbandits[optuna]'"
     ) from exc
 
+
+import numpy as np
 
 from kernelbandits._validation import check_count
 from kernelbandits.campaign import Trial
@@ -36,6 +40,7 @@ __all__ = [
     "completed_trials_of",
     "fail_stale_running_trials",
     "observed_history",
+    "propose_apart",
     "record_key",
     "record_on_trial",
     "recorded",
@@ -141,21 +146,55 @@ def _external(dist: BaseDistribution, value: Any) -> Any:
     return float(min(max(float(value), dist.low), dist.high))
 
 
-def fail_stale_running_trials(study: Study) -> list[int]:
-    """Mark every RUNNING trial of ``study`` FAIL; returns their numbers.
+def fail_stale_running_trials(
+    study: Study,
+    *,
+    older_than: float | None = None,
+    failed_trial_callback: Callable[[Study, FrozenTrial], None] | None = None,
+) -> list[int]:
+    """Mark RUNNING trials of ``study`` FAIL; returns the numbers of those this call failed.
 
-    Call this when resuming a study whose worker was killed, and only when no other worker is
-    alive (otherwise use Optuna's heartbeat: ``RDBStorage(url, heartbeat_interval=...,
-    grace_period=...)``, whose stale trials ``study.optimize`` fails by itself). A FAIL trial is
-    invisible to :class:`GPBOSampler`, so the resumed study proposes exactly what the
-    uninterrupted one would have.
+    With ``older_than=None`` every RUNNING trial: call it when resuming a study whose worker was
+    killed, and only when no other worker is alive. With ``older_than=s`` (seconds) only the
+    trials started more than ``s`` seconds ago (``datetime_start``, the clock of the worker that
+    started it: ``s`` must exceed the longest trial and the clock skew between machines): the
+    stale-trial check of a storage without Optuna's heartbeat, such as a journal file, run by
+    every worker, e.g. as an ``optimize`` callback. On an RDB storage use Optuna's heartbeat
+    instead (``RDBStorage(url, heartbeat_interval=..., grace_period=...)``, whose stale trials
+    ``study.optimize`` fails by itself). ``failed_trial_callback(study, trial)`` is called on each
+    trial this call failed, e.g. :class:`optuna.storages.RetryFailedTrialCallback` to retry it
+    (when two workers fail the same trial at once, the storage lets one of them: one retry).
+
+    A FAIL trial is invisible to :class:`GPBOSampler`, so it is no longer pending, and a resumed
+    study proposes exactly what the uninterrupted one would have.
     """
     if not isinstance(study, optuna.Study):
         raise ValueError(f"study must be an optuna Study; got {study!r}")
-    stale = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
-    for t in stale:
-        study.tell(t.number, state=TrialState.FAIL)
-    return [t.number for t in stale]
+    if older_than is not None and not (
+        isinstance(older_than, int | float) and older_than >= 0 and math.isfinite(older_than)
+    ):
+        raise ValueError(f"older_than must be a number of seconds >= 0 or None; got {older_than!r}")
+    if failed_trial_callback is not None and not callable(failed_trial_callback):
+        raise ValueError(
+            f"failed_trial_callback must be callable or None; got {failed_trial_callback!r}"
+        )
+    now = datetime.datetime.now()
+    failed = []
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        start = t.datetime_start
+        if older_than is not None and (
+            start is None or (now - start).total_seconds() <= older_than
+        ):
+            continue
+        try:
+            study.tell(t.number, state=TrialState.FAIL)
+        except (ValueError, UpdateFinishedTrialError):
+            continue  # another worker finished or failed it meanwhile
+        failed.append(t.number)
+        if failed_trial_callback is not None:
+            frozen = [f for f in study.get_trials(deepcopy=True) if f.number == t.number]
+            failed_trial_callback(study, frozen[0])
+    return failed
 
 
 def complete_trials(study: Study, objective: Callable[[optuna.Trial], Any], n_trials: int) -> int:
@@ -281,6 +320,79 @@ def observed_history(
         params = {n: _internal(search_space[n], external[n]) for n in names}
         history.append(Trial(len(history), params, value))
     return history
+
+
+#: how close (max-norm in the unit box of the search space) a proposal may come to a point that
+#: it did not see (one recorded meanwhile by a worker proposing at the same time) before it is
+#: made again with that point pending (:func:`propose_apart`)
+APART = 0.01
+
+#: how many times :func:`propose_apart` proposes at most (the first proposal and its retries)
+PROPOSAL_ROUNDS = 4
+
+
+def propose_apart(
+    study: Study,
+    trial: FrozenTrial,
+    search_space: dict[str, BaseDistribution],
+    space: SearchSpace,
+    propose: Callable[[], dict[str, Any] | None],
+    seed: int,
+) -> dict[str, Any] | None:
+    """``propose()`` (a proposal made from the study as it is now, Optuna external values, or
+    ``None``), recorded on ``trial`` (:data:`PROPOSAL_ATTR`), and made again while it collides.
+
+    Workers in other processes propose at the same time from the same history, and neither sees
+    the other's proposal until it is recorded: both would propose the same point (a fitted GP and
+    its acquisition optimum do not depend on the worker). So after recording its proposal a
+    worker reads the study again; if a point it did not see when it proposed (another trial's
+    recorded proposal or parameters) lies within :data:`APART` of its own in the unit box, it
+    proposes again, now with that point pending, and so on up to :data:`PROPOSAL_ROUNDS`
+    proposals. Of two workers whose proposals collide, the one that reads last sees the other's
+    record (each records before it reads), so one of them moves. If the last proposal still lies
+    within :data:`APART` of a *pending* trial's point (the model can choose a pending point
+    again, e.g. a corner of the box; or the rounds ran out), it is replaced by a uniform random
+    point of the box, drawn from ``(seed, trial number)``. A study run by one worker has no
+    pending trial: its proposals are unchanged, at the cost of one more read of the study.
+    """
+    seen = _points(space, observed_history(study, trial, search_space, space))
+    params = None
+    for _ in range(PROPOSAL_ROUNDS):
+        params = propose()
+        if params is None:
+            return None
+        record_on_trial(study, trial, PROPOSAL_ATTR, params)
+        history = observed_history(study, trial, search_space, space)
+        now = _points(space, history)
+        own = space.encode({n: _internal(search_space[n], params[n]) for n in space.names})
+        if not _near(own, [p for p in now if p not in seen]):
+            break
+        seen = now
+    if params is not None and _near(own, list(_points(space, history, pending_only=True))):
+        rng = np.random.default_rng([seed, trial.number])
+        drawn = space.decode(rng.random(space.dim))
+        params = {n: _external(search_space[n], drawn[n]) for n in space.names}
+        record_on_trial(study, trial, PROPOSAL_ATTR, params)
+    return params
+
+
+def _near(own: np.ndarray, points: list[tuple[float, ...]]) -> bool:
+    """Whether ``own`` (shape ``(dim,)``) is within :data:`APART` (max-norm) of one of
+    ``points``."""
+    others = np.array(points).reshape(-1, own.shape[0])
+    return bool(np.any(np.max(np.abs(others - own), axis=1) < APART))
+
+
+def _points(
+    space: SearchSpace, history: list[Trial], *, pending_only: bool = False
+) -> set[tuple[float, ...]]:
+    """The distinct points of ``history`` (only its pending trials' if ``pending_only``) in the
+    unit box of ``space``, as tuples."""
+    return {
+        tuple(space.encode(t.params).tolist())
+        for t in history
+        if not pending_only or t.value is None
+    }
 
 
 def _params_in(
