@@ -34,7 +34,20 @@ optuna = pytest.importorskip("optuna")
 
 TrialState = optuna.trial.TrialState
 
-PG_BIN = Path(os.environ.get("KB_PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+def _pg_bin() -> Path:
+    """The directory of PostgreSQL's server programs: ``$KB_PG_BIN``, else the one of ``pg_ctl``
+    on the PATH, else Debian's newest ``/usr/lib/postgresql/<version>/bin``."""
+    if "KB_PG_BIN" in os.environ:
+        return Path(os.environ["KB_PG_BIN"])
+    on_path = shutil.which("pg_ctl")
+    if on_path:
+        return Path(on_path).resolve().parent  # the real directory, not a symlink's
+    debian = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name))
+    return debian[-1] if debian else Path("/usr/lib/postgresql/bin")
+
+
+PG_BIN = _pg_bin()
 N_WORKERS = 4
 N_TRIALS = 8  # per worker
 KILL_AT = 1  # worker 0 dies inside the objective of its first trial
