@@ -26,17 +26,22 @@ from _repo import promised_cases
 from kernelbandits import Box, Grid, run
 from kernelbandits.acquisition import (
     BoxOptimizer,
+    ExpectedHypervolumeImprovement,
     ExpectedImprovement,
     ProbabilityOfImprovement,
+    ScalarizedExpectedImprovement,
+    ScalarizedUpperConfidenceBound,
     SobolSearch,
     ThompsonSampling,
     UpperConfidenceBound,
     argmax_random_tie,
     best_observed_mean,
+    central_difference,
     check_acquisition_name,
     expected_hypervolume_improvement,
     maximize_acquisition,
     maximize_score,
+    non_dominated_boxes,
     pointwise_acquisition,
 )
 from kernelbandits.kernels import (
@@ -172,6 +177,7 @@ NAN, INF = float("nan"), float("inf")
 GRID = Grid.lattice([0.0, 0.0], [1.0, 1.0], 5)  # 25 points on [0, 1]^2
 LINE = Grid.linspace(0.0, 1.0, 11)
 POST1 = GPPosterior(RBF(0.2), 0.1, input_dim=1)  # a posterior for the acquisitions
+MT_POST = vector_posterior(ICM.evgeniou(RBF(0.2), 2, omega=0.5), 0.1, 1)  # and a multi-task one
 BOX = Box([0.0, 0.0], [1.0, 1.0])
 ALLOWED_SEED = r"integer >= 0, a numpy Generator or SeedSequence"
 FINITE_POSITIVE = r"finite positive number"
@@ -1207,6 +1213,37 @@ MORE = [
         ),
         "lower and upper",
         r"\(K, 2\)",
+    ),
+    _b(
+        "scalarized-ucb-width",
+        lambda: ScalarizedUpperConfidenceBound(MT_POST, LinearScalarization(), [0.5, 0.5], -1.0),
+        "width",
+        "non-negative",
+    ),
+    _b(
+        "scalarized-ucb-weight-2d",
+        lambda: ScalarizedUpperConfidenceBound(MT_POST, LinearScalarization(), [[0.5, 0.5]], 1.0),
+        "weight",
+        "one weight vector",
+    ),
+    _b(
+        "scalarized-ei-incumbent",
+        lambda: ScalarizedExpectedImprovement(MT_POST, LinearScalarization(), [0.5, 0.5], NAN),
+        "incumbent",
+        "finite",
+    ),
+    _b(
+        "ehvi-object-front",
+        lambda: ExpectedHypervolumeImprovement(MT_POST, [[NAN, 0.0]], [0.0, 0.0]),
+        "front",
+        "finite",
+    ),
+    _b("central-difference-step", lambda: central_difference(np.sum, 0.0), "step", "positive"),
+    _b(
+        "non-dominated-boxes-reference",
+        lambda: non_dominated_boxes(np.zeros((2, 2)), [0.0]),
+        "reference",
+        "n >= 2",
     ),
     _b("box-optimizer-maxiter", lambda: BoxOptimizer(maxiter=0), "maxiter", "integer >= 1"),
     _b("box-optimizer-starts", lambda: BoxOptimizer(n_starts=-1), "n_starts", "integer >= 0"),
