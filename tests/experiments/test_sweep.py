@@ -283,6 +283,31 @@ def test_an_interrupted_process_pool_stops_its_runs_in_flight(tmp_path) -> None:
         bystander.join()
 
 
+def test_a_run_stored_ok_before_the_queue_counted_its_attempts_is_not_waited_for(
+    tmp_path,
+) -> None:
+    """The race behind a sweep that never ended: a run is on this sweep's list (not stored
+    yet), another sweep stores it successfully, then this sweep's queue counts its attempts (1).
+    The queue must see the run as done elsewhere, not as leased by a live sweep: ``next()`` is
+    ``None`` (nothing left), not ``WAIT`` forever."""
+    from kernelbandits.experiments import get
+    from kernelbandits.experiments.sweep import WAIT, _WorkQueue, execute_key
+    from kernelbandits.experiments.trace import Trace
+
+    key = RunKey(_specs.SMALL_ID, "Greedy", 0, 5)
+    with ResultsStore(tmp_path / "results.sqlite") as store:
+        todo = [key]  # the sweep's list: the run is not stored yet
+        result = execute_key(key, get(_specs.SMALL_ID))  # another sweep runs it and stores it
+        assert result.error is None and result.trace is not None
+        store.put(Trace.from_bytes(result.trace), key.experiment, policy=key.policy)
+        queue = _WorkQueue(store, todo)  # counts 1 attempt: the other sweep's
+        try:
+            assert queue.next() is None and queue.next() is not WAIT
+            assert queue.elsewhere == [key]
+        finally:
+            queue.close()
+
+
 SHARED_SCRIPT = textwrap.dedent(
     """
     import sys

@@ -238,8 +238,13 @@ class _WorkQueue:
                 key = source.popleft()
                 if self.store.claim(astuple(key), self.owner, self.seconds, self.seen[key]):
                     return key
-                if self.store.attempts(*astuple(key)) > self.seen[key]:
-                    self.elsewhere.append(key)  # another sweep stored it (ok or failed)
+                # another sweep stored it (ok or failed) since this sweep looked; or stored it
+                # ok between the sweep's list of runs to do and this queue's count of attempts
+                # (then the count already includes it, and only the status tells)
+                if self.store.attempts(*astuple(key)) > self.seen[key] or self.store.has(
+                    *astuple(key)
+                ):
+                    self.elsewhere.append(key)
                 else:
                     self.waiting.append(key)  # leased by a live sweep: ask again later
         return WAIT if self.waiting else None
@@ -301,6 +306,9 @@ def _processes(
                     futures[pool.submit(worker_task, key, module)] = key
             if not futures and key is None:
                 break
+            if not futures:  # every run left is leased by another sweep: poll, do not spin
+                time.sleep(_POLL_SECONDS)  # (``wait`` on no future returns at once)
+                continue
             done, _ = wait(futures, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
             for future in done:
                 run_key = futures.pop(future)
