@@ -170,9 +170,13 @@ def _check_run(trials, *, n_trials: int, killed: bool) -> None:
     failed = [t for t in trials if t.state == TrialState.FAIL]
     assert len(failed) == (1 if killed else 0), failed
     # (N_WORKERS - 1) full workers and the killed one's trials before it died, and the retry of
-    # its trial (one of the n_trials of a worker still running, or run after them)
+    # its trial (one of the n_trials of a worker still running, or run after them). After their
+    # n_trials, workers that see the retry WAITING each run one more trial: one of them takes
+    # the retry, the others (if they looked at the same moment) a new trial each: the retry and
+    # up to N_WORKERS - 2 new trials above the minimum (measured: 1 of 2 CI runs had one extra)
     complete = N_WORKERS * n_trials - (n_trials - KILL_AT + 1 if killed else 0)
-    assert complete <= states[TrialState.COMPLETE] <= complete + killed
+    extra = (N_WORKERS - 1) if killed else 0
+    assert complete <= states[TrialState.COMPLETE] <= complete + extra
     for f in failed:
         retries = [t for t in trials if t.system_attrs.get("failed_trial") == f.number]
         assert len(retries) == 1 and retries[0].params == f.params
