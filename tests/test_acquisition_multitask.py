@@ -250,3 +250,22 @@ def test_maximize_acquisition_takes_the_exact_argmax_of_an_mt_acquisition_on_a_g
     acq = ScalarizedUpperConfidenceBound(GivenPosterior(2), LinearScalarization(), [0.4, 0.6], 1.0)
     x = maximize_acquisition(acq, grid, np.random.default_rng(0))
     np.testing.assert_array_equal(x, grid.points[np.argmax(acq(grid.points))])
+
+
+def test_an_acquisition_without_gradient_says_so_and_the_shared_optimiser_searches_it() -> None:
+    """The base :class:`Acquisition` of a score without an input gradient: asking for one is
+    a ``ValueError`` naming the way out; ``maximize_acquisition`` on a box searches it without
+    (Sobol + finite-difference L-BFGS-B) and finds the maximum of ``-(x - 0.3)^2``."""
+    from kernelbandits import Box
+    from kernelbandits.acquisition import Acquisition, maximize_acquisition
+
+    class Bowl(Acquisition):
+        def __call__(self, X):
+            return -np.sum((np.asarray(X) - 0.3) ** 2, axis=1)
+
+    bowl = Bowl()
+    assert not bowl.differentiable
+    with pytest.raises(ValueError, match=r"no input gradient .* SobolSearch"):
+        bowl.smooth_with_gradient(np.zeros((1, 2)))
+    x = maximize_acquisition(bowl, Box([0.0, 0.0], [1.0, 1.0]), np.random.default_rng(0))
+    np.testing.assert_allclose(x, [0.3, 0.3], atol=1e-4)

@@ -109,8 +109,13 @@ class Acquisition(ABC):
         return False
 
     def smooth_with_gradient(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """:meth:`smooth` at ``X (m, d)``, ``(m,)``, and its gradient in ``x``, ``(m, d)``."""
-        raise NotImplementedError(f"{type(self).__name__} has no input gradient")
+        """:meth:`smooth` at ``X (m, d)``, ``(m,)``, and its gradient in ``x``, ``(m, d)``; an
+        acquisition that is not :attr:`differentiable` has none (``ValueError``: search it with
+        a :class:`~kernelbandits.acquisition.SobolSearch`, which needs no gradient)."""
+        raise ValueError(
+            f"{type(self).__name__} has no input gradient (differentiable is False): maximise it "
+            "with a SobolSearch, which needs none"
+        )
 
 
 class PointwiseAcquisition(Acquisition):
