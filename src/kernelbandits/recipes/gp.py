@@ -9,7 +9,7 @@ from typing import Any, Literal
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kernelbandits._validation import FloatArray, check_flag, check_positive
+from kernelbandits._validation import FloatArray, check_count, check_flag, check_positive
 from kernelbandits.acquisition import BoxOptimizer
 from kernelbandits.domains import Domain
 from kernelbandits.kernels import Kernel, Matern
@@ -37,6 +37,7 @@ def gp(
     hyperparameters: Literal["fixed", "map"] = "map",
     output_warping: bool = True,
     prior: HyperPrior | None = None,
+    max_fit_points: int | None = None,
 ) -> GPRecipe:
     """An exact-GP policy (Matern-5/2 kernel) on the unit box of ``space``: what a
     :class:`~kernelbandits.campaign.Campaign` and
@@ -66,6 +67,11 @@ def gp(
     prior : the :class:`~kernelbandits.regression.likelihood.HyperPrior` of the MAP fits
         (``None``: its defaults), e.g. lengthscale medians learned from earlier studies
         (:func:`kernelbandits.recipes.libo`).
+    max_fit_points : the most trials a MAP fit sees (``None``, the default:
+        :data:`MAX_FIT_POINTS`, 300; beyond it a seeded random subset, and the chain of fits
+        stops there, see :func:`map_fit`): what keeps a long study's refits, and the first
+        proposal of a resumed or seeded one, as cheap as those of a 300-trial study. The
+        posterior always conditions on every trial.
     output_warping : (default ``True``) model the values after a Yeo-Johnson power transform
         (:class:`kernelbandits.outcome.Warp`: standardise, Yeo & Johnson 2000 with its
         maximum-likelihood ``lambda``, standardise again): heavy tails (a few very bad values)
@@ -87,6 +93,9 @@ def gp(
     check_flag(output_warping, "output_warping")
     if prior is not None and not isinstance(prior, HyperPrior):
         raise ValueError(f"prior must be a HyperPrior or None; got {type(prior).__name__}")
+    max_fit_points = check_count(
+        MAX_FIT_POINTS if max_fit_points is None else max_fit_points, "max_fit_points", 2
+    )
     return GPRecipe(
         space,
         acquisition,
@@ -97,6 +106,7 @@ def gp(
         hyperparameters,
         output_warping=bool(output_warping),
         prior=prior,
+        max_fit_points=max_fit_points,
     )
 
 
@@ -128,6 +138,7 @@ class GPRecipe:
         output_warping: bool = False,
         prior: HyperPrior | None = None,
         optimizer: BoxOptimizer | None = None,
+        max_fit_points: int | None = None,
     ) -> None:
         self.space, self.acquisition, self.width = space, acquisition, width
         self.lengthscale, self.kernel = lengthscale, kernel
@@ -136,6 +147,7 @@ class GPRecipe:
         self.optimizer = optimizer or BoxOptimizer(projection=projection)
         self.output_warping = output_warping
         self.prior = prior
+        self.max_fit_points = max_fit_points
 
     @property
     def outcome(self) -> Warp | Standardize:
@@ -178,6 +190,7 @@ class GPRecipe:
             self.noise_var,
             output_warping=self.output_warping,
             prior=self.prior,
+            max_points=self.max_fit_points,
         )
         return GPRecipe(
             self.space,
@@ -190,7 +203,14 @@ class GPRecipe:
             output_warping=self.output_warping,
             prior=self.prior,
             optimizer=self.optimizer,
+            max_fit_points=self.max_fit_points,
         )
+
+
+#: the most trials a hyperparameter fit of :func:`map_fit` sees (a seeded random subset beyond
+#: it): measured in ``benchmarks/long_studies.py`` (time per trial and regret at 100, 300 and
+#: 1,000 trials, and the first proposal of a study seeded with 1,000 trials)
+MAX_FIT_POINTS = 300
 
 
 def map_fit(
@@ -201,6 +221,7 @@ def map_fit(
     noise_var: float = 1e-3,
     output_warping: bool = False,
     prior: HyperPrior | None = None,
+    max_points: int | None = MAX_FIT_POINTS,
 ) -> tuple[Kernel, float]:
     """The type-II MAP Matern-5/2 ARD kernel and noise variance for the ``n`` completed trials
     ``X (n, d)``, ``y (n,)``: :class:`~kernelbandits.regression.hyperparameters.MaximumAPosteriori`
@@ -208,13 +229,18 @@ def map_fit(
     (:meth:`~kernelbandits.regression.hyperparameters.HyperparameterLearner.fit_history`),
     the first fit (2 points) from the isotropic ``lengthscale`` and ``noise_var``, every fit on
     its prefix's own standardised values (warped, :class:`~kernelbandits.outcome.Warp`, with
-    ``output_warping``). A pure function of ``(X, y, seed)``, memoised in-process.
+    ``output_warping``). Beyond ``max_points`` trials (``None``: never) each fit sees a seeded
+    random subset of ``max_points`` of them and the chain of fits stops at ``max_points``
+    (:class:`~kernelbandits.regression.hyperparameters.HyperparameterLearner`), so a long
+    study's fit, and the first proposal of a resumed one, cost that of ``max_points`` trials
+    (:data:`MAX_FIT_POINTS`). A pure function of ``(X, y, seed)``, memoised in-process.
     """
     first: tuple[Kernel, float] = (Matern(np.full(X.shape[1], lengthscale), 1.0, nu=2.5), noise_var)
     tag = "warped" if output_warping else "standardised"
     moments = [] if prior is None else list(np.concatenate(prior.moments(X.shape[1], X.shape[1])))
-    learner = MaximumAPosteriori("geometric", prior=prior)
+    learner = MaximumAPosteriori("geometric", prior=prior, max_points=max_points)
     outcome = Warp() if output_warping else Standardize()
+    cap = [] if max_points is None else [max_points]
     return learner.fit_history(
-        first, X, y, seed, outcome, key=(tag, [lengthscale, noise_var, *moments])
+        first, X, y, seed, outcome, key=(tag, [lengthscale, noise_var, *moments, *cap])
     )

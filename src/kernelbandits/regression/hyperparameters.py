@@ -148,17 +148,28 @@ class HyperparameterLearner:
         :class:`MaximumAPosteriori` uses) or a user's own fit.
     refit_every : an integer ``k >= 1`` (refit after every ``k``-th observation) or
         ``"geometric"`` (see the module notes).
+    max_points : ``None`` (default): every fit sees all its data. An integer ``m >= 2``: a fit
+        of more than ``m`` observations sees ``m`` of them drawn at random without replacement
+        (the *subset of data* estimator of the hyperparameters, Rasmussen & Williams 2006,
+        Sec. 8.3.1; the posterior still conditions on every observation), so a fit costs at
+        most that of ``m`` points, and :meth:`fit_history` chains the fits only up to the
+        anchor, the last due prefix of at most ``m`` observations: a longer prefix is fitted
+        once, warm-started from the anchor's fit. A history of any length, e.g. a resumed
+        study of 1,000 trials, then costs the chain up to ``m`` plus one fit of ``m`` points.
     """
 
     #: whether a fit depends on where it starts (a warm start from the previous fit): if not,
     #: :meth:`fit_history` needs only the fit of the last due prefix
     chained: bool = True
 
-    def __init__(self, estimator: Estimator, refit_every: RefitEvery = 10) -> None:
+    def __init__(
+        self, estimator: Estimator, refit_every: RefitEvery = 10, max_points: int | None = None
+    ) -> None:
         if not callable(estimator):
             raise ValueError(f"estimator must be callable; got {type(estimator).__name__}")
         self.estimator = estimator
         self.refit_every = _check_refit_every(refit_every)
+        self.max_points = None if max_points is None else check_count(max_points, "max_points", 2)
 
     def due(self, t: int) -> bool:
         """Whether to refit after the ``t``-th observation (never before two)."""
@@ -173,7 +184,12 @@ class HyperparameterLearner:
         rng: np.random.Generator,
     ) -> tuple[Kernel, float]:
         """The refitted ``(kernel, noise_var)`` for data ``X (t, d)``, ``y (t,)``, starting
-        from the current ones; random restarts draw from ``rng`` (the policy's)."""
+        from the current ones; random restarts draw from ``rng`` (the policy's), and so does
+        the subset of ``max_points`` observations when ``t`` exceeds it (drawn first)."""
+        if self.max_points is not None and y.shape[0] > self.max_points:
+            rng = np.random.default_rng(rng)
+            rows = np.sort(rng.choice(y.shape[0], size=self.max_points, replace=False))
+            X, y = X[rows], y[rows]
         return self.estimator(kernel, X, y, noise_var, seed=rng)
 
     def fit_history(
@@ -189,9 +205,11 @@ class HyperparameterLearner:
         function of it: the fit on its first ``m`` observations, ``m`` the last due prefix
         length, made by a chain of :meth:`fit` calls, one per due ``k <= m`` (``k >= 2``), the
         first from ``start``, each later one warm-started from the one before (a learner that
-        is not :attr:`chained`: the one fit of prefix ``m``, from ``start``); the fit of
-        prefix ``k`` sees ``outcome.fit_transform(y[:k])`` (``None``: :class:`Standardize`, so
-        values of any scale) and draws its restarts from ``SeedSequence([seed, k])``.
+        is not :attr:`chained`: the one fit of prefix ``m``, from ``start``; with
+        ``max_points``, the chain stops at the anchor and prefix ``m`` is fitted from it); the
+        fit of prefix ``k`` sees ``outcome.fit_transform(y[:k])`` (``None``:
+        :class:`Standardize`, so values of any scale) and draws its restarts (and its subset)
+        from ``SeedSequence([seed, k])``.
 
         Fits are memoised in-process (:mod:`~kernelbandits.regression.fit_cache`) under
         ``key = (tag, numbers)``, the name of everything the fit depends on besides the data
@@ -201,6 +219,10 @@ class HyperparameterLearner:
         points = [k for k in range(2, int(y.size) + 1) if self.due(k)]
         if not self.chained:
             points = points[-1:]
+        elif self.max_points is not None and points and points[-1] > self.max_points:
+            # the chain up to the anchor (the last due prefix of at most max_points), then the
+            # last prefix warm-started from the anchor's fit (see the class notes)
+            points = [k for k in points if k <= self.max_points] + points[-1:]
 
         def fit(k: int, previous: tuple[Kernel, float] | None) -> tuple[Kernel, float]:
             kernel, noise = previous or start
@@ -220,7 +242,8 @@ class HyperparameterLearner:
         return refit_chain(points, name, fit) or start
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(refit_every={self.refit_every!r})"
+        cap = "" if self.max_points is None else f", max_points={self.max_points}"
+        return f"{type(self).__name__}(refit_every={self.refit_every!r}{cap})"
 
 
 class MaximumLikelihood(HyperparameterLearner):
@@ -244,13 +267,18 @@ class MaximumAPosteriori(HyperparameterLearner):
     started from the current fit (:func:`~kernelbandits.regression.likelihood.fit_map`)."""
 
     def __init__(
-        self, refit_every: RefitEvery = 10, prior: HyperPrior | None = None, n_starts: int = 4
+        self,
+        refit_every: RefitEvery = 10,
+        prior: HyperPrior | None = None,
+        n_starts: int = 4,
+        max_points: int | None = None,
     ) -> None:
         if prior is not None and not isinstance(prior, HyperPrior):
             raise ValueError(f"prior must be a HyperPrior; got {type(prior).__name__}")
         self.prior = prior
         self.n_starts = check_count(n_starts, "n_starts", 0)
-        super().__init__(partial(fit_map, prior=prior, n_starts=self.n_starts), refit_every)
+        fit = partial(fit_map, prior=prior, n_starts=self.n_starts)
+        super().__init__(fit, refit_every, max_points)
 
 
 class ScaleMaximumAPosteriori(HyperparameterLearner):

@@ -333,6 +333,14 @@ class GPBOSampler(RecipeSampler):
     output_warping
         Model the values after a Yeo-Johnson transform (default ``True``; see
         :func:`kernelbandits.outcome.warp_values`). Used by ``policy="gp-ucb"``.
+    max_fit_points
+        The most trials a hyperparameter fit sees (``None``: 300,
+        :data:`kernelbandits.recipes.gp.MAX_FIT_POINTS`): beyond it each fit sees a seeded random
+        subset of that many trials, and the refits are chained only up to it, so a study of
+        1,000 trials refits, and a resumed or seeded one makes its first proposal, at the cost
+        of a 300-trial study (measured in ``benchmarks/long_studies.py``). The posterior always
+        conditions on every trial. Used by ``policy="gp-ucb"`` with ``hyperparameters="map"``
+        (BKB's fits keep the default).
     independent_sampler
         Sampler for parameters outside the relative search space. ``None`` (default) draws
         with :class:`optuna.samplers.RandomSampler` seeded by ``(seed, slot, parameter name)``
@@ -406,6 +414,7 @@ class GPBOSampler(RecipeSampler):
         hyperparameters: Literal["fixed", "map"] = "map",
         acquisition: Literal["ucb", "ei", "ts"] = "ei",
         output_warping: bool = True,
+        max_fit_points: int | None = None,
     ) -> None:
         if policy not in ("gp-ucb", "bkb"):
             raise ValueError(f"policy must be 'gp-ucb' or 'bkb'; got {policy!r}")
@@ -417,12 +426,13 @@ class GPBOSampler(RecipeSampler):
         check_beta(beta)
         # the recipe, built for each space by RecipeSampler.recipe_for: recipes.bkb or recipes.gp
         common: dict[str, Any] = {"beta": beta, "hyperparameters": hyperparameters}
+        exact: dict[str, Any] = {"acquisition": acquisition, "output_warping": output_warping}
+        if max_fit_points is not None:
+            exact["max_fit_points"] = check_count(max_fit_points, "max_fit_points", 2)
         recipe: RecipeBuilder = (
             functools.partial(bkb, **common)
             if policy == "bkb"
-            else functools.partial(
-                gp, acquisition=acquisition, output_warping=output_warping, **common
-            )
+            else functools.partial(gp, **exact, **common)
         )
         super().__init__(
             recipe,
