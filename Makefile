@@ -3,8 +3,10 @@
 #   make test             -> creates .venv, installs the package with dev tools, runs ruff, mypy, pytest
 #   make reproduce-quick  -> every paper experiment at CI size, then the report
 #   make bench            -> installs the `bench` extra, benchmarks against BoTorch and sklearn
-#   make bench-quality    -> installs the `bench` extra, sample efficiency of our Optuna samplers
-#                            against Optuna's and BoTorch's (hours; resumable store)
+#   make bench-quality    -> installs the `bench` extra and the peers, sample efficiency of our
+#                            Optuna samplers against Optuna's, BoTorch's, HEBO's and SMAC3's
+#                            (hours; resumable store)
+#   make bench-peers      -> installs HEBO and SMAC3 (bench-quality's peers) into .venv
 #   make bench-lifelong   -> installs the `bench` extra, LIBOSampler over families of studies
 #                            against Optuna's samplers and a warm start (resumable store)
 #   make bench-transfer   -> DeltaBOSampler on related pairs of tuning tasks against Optuna's
@@ -20,7 +22,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test lint pytest docs bench bench-quality bench-lifelong bench-transfer \
+.PHONY: demo test lint pytest docs bench bench-quality bench-peers bench-lifelong bench-transfer \
 	bench-multiobjective reproduce-quick reproduce-full \
 	report-full clean
 
@@ -93,13 +95,31 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks.peers.bench_peers --page docs/benchmarks/speed.md
 
-# sample efficiency: GPUCBSampler vs Optuna's GPSampler / TPE / random and a BoTorch qLogEI loop,
-# 13 problems x 10 seeds x 100 trials; the store lives outside the work tree (a rerun resumes
+# HEBO and SMAC3, the peers of bench-quality (CI installs neither: their tests skip without them).
+# pyrfr (SMAC3's random forest) is built from its sdist by swig, so swig (a wheel with the binary)
+# goes in first and the venv's bin/ is on PATH for the build. The `peers` extra holds what
+# resolves cleanly, with HEBO's own pin pymoo==0.6.0 (HEBO is repeatable with it, not with 0.6.2).
+# HEBO 0.3.6 goes in without its dependencies: its metadata pins numpy<1.25 and lists GPy and
+# catboost, but its default optimiser imports neither of the last two and was measured to run
+# with numpy 2.4; letting pip resolve it would downgrade numpy under torch, scipy and the rest.
+PEERS_STAMP = $(VENV)/.installed-peers
+
+$(PEERS_STAMP): $(BENCH_STAMP)
+	$(BIN)/python -m pip install --quiet "swig==4.5.1"
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pip install --quiet -e ".[bench,peers]"
+	$(BIN)/python -m pip install --quiet --no-deps "hebo==0.3.6"
+	$(BIN)/python -c "import hebo.optimizers.hebo, smac"
+	touch $(PEERS_STAMP)
+
+bench-peers: $(PEERS_STAMP)
+
+# sample efficiency: GPUCBSampler vs Optuna's GPSampler / TPE / random, a BoTorch qLogEI loop,
+# HEBO and SMAC3, 13 problems x 10 seeds x 100 trials; the store lives outside the work tree (a rerun resumes
 # it; never commit it); rewrites docs/benchmarks/sample_efficiency.md (and its figure) and
 # docs/benchmarks/sample_efficiency_problems.md
 QUALITY_STORE ?= $(HOME)/kb-bench-quality
 
-bench-quality: $(BENCH_STAMP)
+bench-quality: $(PEERS_STAMP)
 	$(BIN)/python -m benchmarks.sample_efficiency --jobs 2 --store $(QUALITY_STORE) \
 		--page docs/benchmarks/sample_efficiency.md --plots docs/benchmarks \
 		--details docs/benchmarks/sample_efficiency_problems.md

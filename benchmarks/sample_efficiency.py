@@ -1,4 +1,5 @@
-"""Sample efficiency of our Optuna samplers against Optuna's and BoTorch's (a measurement).
+"""Sample efficiency of our Optuna samplers against Optuna's, BoTorch's, HEBO and SMAC3 (a
+measurement).
 
 What is measured: how close each sampler gets to the known optimum of a minimisation problem
 within a budget of trials, and what each trial costs in wall time.
@@ -43,7 +44,17 @@ within a budget of trials, and what each trial costs in wall time.
   num_restarts=10, raw_samples=512)``; on HPOBench every unit coordinate is rounded to the
   nearest grid index before the evaluation and the rounded point is what the GP sees. BoTorch
   draws its restarts from torch's global RNG, so each run sets it (``torch.manual_seed(seed)``)
-  before its first trial. More GPUCBSampler settings come from the command line with
+  before its first trial. ``hebo`` and ``smac`` (when they import: ``make bench-peers`` installs
+  them, CI does not), HEBO's and SMAC3's own ask/tell loops with their defaults
+  (:mod:`benchmarks.harness.peer_loops`): ``hebo.optimizers.hebo.HEBO`` 0.3.6 on a
+  ``DesignSpace`` of ``num`` parameters on the function's bounds (``int`` grid indices on
+  HPOBench), seeded through numpy's and torch's global generators (HEBO takes no seed; each run
+  seeds both and restores them after); SMAC3 2.4.1's ``BlackBoxFacade`` (GP) on the continuous
+  functions and ``HyperparameterOptimizationFacade`` (random forest) on the HPOBench grids,
+  ``Scenario(deterministic=<noiseless>, n_trials=trials, seed=seed)`` in a temporary output
+  directory; a configuration SMAC asks for again (its intensifier, on noisy problems) is one
+  more trial, and trials after SMAC stops proposing would be random configurations, both counted
+  with the run's warnings. More GPUCBSampler settings come from the command line with
   ``--variant NAME:key=value,key=value`` (values parsed by ``ast.literal_eval``, else kept as
   strings; a value cannot contain a comma); they run in addition to ``--samplers`` (default:
   every built-in sampler that imports). More of our samplers go into :data:`FAMILIES`.
@@ -51,7 +62,8 @@ within a budget of trials, and what each trial costs in wall time.
 * **Runs**: every (problem, sampler, seed) runs ``--trials`` trials (default 100), seeds
   ``0..--seeds-1`` (default 10). Per trial the store keeps the noiseless regret so far and the
   wall time of the trial: for Optuna the time around ``study.optimize(objective, n_trials=1)``,
-  for BoTorch the time of one loop iteration (fit + acquisition + evaluation); the objectives
+  for BoTorch, HEBO and SMAC3 the time of one loop iteration (fit + acquisition + evaluation,
+  i.e. suggest/ask + evaluation + observe/tell); the objectives
   cost microseconds, so this is the sampler's time. Every run is pinned to one thread (torch,
   and the BLAS libraries via threadpoolctl; worker processes are spawned with
   ``OMP_NUM_THREADS`` etc. set to 1 before they import anything), so ``--jobs N`` runs N
@@ -67,10 +79,14 @@ within a budget of trials, and what each trial costs in wall time.
   1.05 - 1e-9``, *worse* if ``median_ours > median_gp * 1.05 + 1e-9``, else *tie* (a 5 % band,
   and an absolute 1e-9 so that two zero regrets tie), with the counts, the worst ratio of our
   median to TPE's (0/0 counts as 1) and our time per trial over GPSampler's (mean of the last 10
-  trials). ``--page docs/benchmarks/sample_efficiency.md`` rewrites the page's block between
+  trials); then the rank table: each sampler's rank by median regret on each problem after
+  each checkpoint (1 = lowest; ties share the average rank), its mean rank over the problems
+  with runs of every sampler and its median ms per trial over them.
+  ``--page docs/benchmarks/sample_efficiency.md`` rewrites the page's block between
   ``<!-- sample-efficiency:start -->`` and ``<!-- sample-efficiency:end -->`` (the summary
-  table and the verdict; ``--readme`` is the option's old name); ``--details PATH`` writes every
-  problem's table to that page; ``--plots DIR`` draws ``DIR/sample_efficiency.png``.
+  table, the rank table and the verdict; ``--readme`` is the option's old name); ``--details
+  PATH`` writes every problem's table to that page; ``--plots DIR`` draws
+  ``DIR/sample_efficiency.png``.
 
 The problems, the samplers, the runner, the store and the tables are those of
 :mod:`benchmarks.harness`. Reproduce (``make bench-quality``; expect hours on 2 cores, an
@@ -91,7 +107,7 @@ import sys
 import time
 import warnings
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +120,7 @@ from benchmarks.harness.cli import add_run_arguments, check_run_arguments, selec
 from benchmarks.harness.figures import plot
 from benchmarks.harness.machine import command_note, greenlet_note, machine_note
 from benchmarks.harness.pages import check_block, relative_link, rewrite_block, write_page
+from benchmarks.harness.peer_loops import LoopResult, hebo_run, smac_run
 from benchmarks.harness.problems import Problem, available_problems, get_problem, noise_rng
 from benchmarks.harness.runner import (
     Task,
@@ -116,7 +133,9 @@ from benchmarks.harness.runner import (
 )
 from benchmarks.harness.samplers import (
     BOTORCH,
+    HEBO,
     SAMPLERS,
+    SMAC,
     SamplerSpec,
     available_samplers,
     parse_variant,
@@ -138,6 +157,16 @@ BLOCK = "sample-efficiency"  # the generated block of docs/benchmarks/sample_eff
 MODULE = "benchmarks.sample_efficiency"
 BAND = 0.05  # the verdict's relative tie band
 ATOL = 1e-9  # ... and its absolute slack
+
+#: the samplers that are their own ask/tell loops: family -> loop ``(problem, seed, n_trials,
+#: noise rng, warning counts) -> (true, observed, seconds)``
+LOOP_RUNS: dict[
+    str, Callable[[Problem, int, int, np.random.Generator, Counter[str]], LoopResult]
+] = {
+    BOTORCH: botorch_qlogei_run,
+    HEBO: hebo_run,
+    SMAC: smac_run,
+}
 
 
 # -- one run ------------------------------------------------------------------------------------
@@ -172,10 +201,9 @@ def run_task(task: Task) -> dict[str, Any]:
     t0 = time.perf_counter()
     with threadpool_limits(limits=1), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if task.sampler.family == BOTORCH:
-            true, observed, seconds = botorch_qlogei_run(
-                problem, task.seed, task.n_trials, rng, counts
-            )
+        loop = LOOP_RUNS.get(task.sampler.family)
+        if loop is not None:
+            true, observed, seconds = loop(problem, task.seed, task.n_trials, rng, counts)
         else:
             true, observed, seconds = _optuna_run(
                 problem, task.sampler, task.seed, task.n_trials, rng
@@ -189,6 +217,10 @@ def run_task(task: Task) -> dict[str, Any]:
         "observed": observed,
     }
     return make_record(task, fields, counts, t0)
+
+
+#: the versions the page states for the peers' runs
+PEER_PACKAGES = {HEBO: ("hebo", "pymoo"), SMAC: ("smac", "ConfigSpace", "pyrfr")}
 
 
 def _progress(i: int, n: int, rec: Mapping[str, Any]) -> None:
@@ -301,11 +333,14 @@ def header(argv: Sequence[str], specs: Mapping[str, SamplerSpec], seeds: int, n_
     """Command, machine, date, versions, seeds and trials, samplers: the page block's head."""
     samplers = "; ".join(f"`{n}` = `{s.describe()}`" for n, s in specs.items())
     greenlet = greenlet_note() + " (without it Optuna's GPSampler optimises its acquisition "
+    families = {s.family for s in specs.values()}
+    packages = ["optuna", "botorch", "torch"]
+    packages += [p for family, ps in PEER_PACKAGES.items() if family in families for p in ps]
     return "\n".join(
         [
             command_note(argv, MODULE),
             "",
-            machine_note(("optuna", "botorch", "torch"), greenlet + "function sequentially)"),
+            machine_note(packages, greenlet + "function sequentially)"),
             "",
             f"Seeds 0..{seeds - 1}, {n_trials} trials per run; regret = noiseless simple regret "
             "(median [q1, q3] over seeds); samplers: " + samplers + ".",
@@ -340,6 +375,50 @@ def summary_table(cells: Mapping[str, Mapping[str, Cell]], n_trials: int, seeds:
         fmt_ms(float(np.median([row[s].ms_per_trial() for row in cells.values() if s in row])))
         for s in samplers
     ]
+    lines.append("| ms per trial (median over problems) | " + " | ".join(ms) + " |")
+    return "\n".join(lines)
+
+
+def average_ranks(values: Mapping[str, float]) -> dict[str, float]:
+    """Rank of each value, 1 for the lowest; equal values share the mean of the ranks they span
+    (rank = number of lower values + (number of equal values + 1) / 2)."""
+    v = list(values.values())
+    return {k: sum(w < x for w in v) + (sum(w == x for w in v) + 1) / 2 for k, x in values.items()}
+
+
+def rank_table(cells: Mapping[str, Mapping[str, Cell]], n_trials: int) -> str:
+    """Each sampler's rank by median simple regret on each problem after each checkpoint
+    (:func:`average_ranks`: 1 = lowest median, ties share the average rank), its mean rank
+    over the problems and its median ms per trial over them. Only the problems with runs of
+    every sampler are ranked (a rank among fewer samplers would not compare)."""
+    samplers = list(dict.fromkeys(s for c in cells.values() for s in c))
+    problems = [p for p, row in cells.items() if all(s in row for s in samplers)]
+    if not problems:
+        return "Ranks: no problem has runs of every sampler."
+    cps = checkpoints(n_trials)
+    ranks = {  # problem -> checkpoint -> sampler -> rank
+        p: {c: average_ranks({s: cells[p][s].quartiles(c)[1] for s in samplers}) for c in cps}
+        for p in problems
+    }
+    at = " / ".join(str(c) for c in cps)
+    lines = [
+        f"Rank by median simple regret after {at} trials (1 = lowest median; ties share the "
+        f"average rank), over the {len(problems)} problems with runs of every sampler:",
+        "",
+        "| problem | " + " | ".join(samplers) + " |",
+        "|---|" + "---:|" * len(samplers),
+    ]
+    for p in problems:
+        row = [" / ".join(f"{ranks[p][c][s]:g}" for c in cps) for s in samplers]
+        lines.append(f"| {p} | " + " | ".join(row) + " |")
+    mean = [
+        " / ".join(f"{np.mean([ranks[p][c][s] for p in problems]):.2f}" for c in cps)
+        for s in samplers
+    ]
+    ms = [
+        fmt_ms(float(np.median([cells[p][s].ms_per_trial() for p in problems]))) for s in samplers
+    ]
+    lines.append("| **mean rank** | " + " | ".join(f"**{m}**" for m in mean) + " |")
     lines.append("| ms per trial (median over problems) | " + " | ".join(ms) + " |")
     return "\n".join(lines)
 
@@ -393,7 +472,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         load_store(args.store), args.problems, args.samplers, args.seeds, args.trials, args.ours
     )
     head = header(argv, specs, args.seeds, args.trials)
-    block = "\n\n".join(x for x in (head, tables, verdict_text) if x)
+    ranks = rank_table(cells, args.trials) if cells else ""
+    block = "\n\n".join(x for x in (head, tables, ranks, verdict_text) if x)
     print(block, flush=True)
     page_block = block
     if args.details is not None and cells:
@@ -405,7 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"problem: [{args.details.name}]({relative_link(args.details, args.page)})."
         )
         summary = summary_table(cells, checkpoints(args.trials)[-1], args.seeds)
-        page_block = "\n\n".join(x for x in (head, summary, link, verdict_text) if x)
+        page_block = "\n\n".join(x for x in (head, summary, ranks, link, verdict_text) if x)
     if args.page is not None:
         rewrite_block(args.page, BLOCK, page_block)
     if args.plots is not None and cells:

@@ -15,13 +15,23 @@ import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache, partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import optuna
 
 from benchmarks.harness.machine import importable
 from benchmarks.harness.tables import FloatArray
+
+
+class Parameter(NamedTuple):
+    """One parameter of a problem as a peer's own search space states it: a float on ``[low,
+    high]``, or an integer (a grid index) from ``low`` to ``high`` inclusive."""
+
+    name: str
+    low: float
+    high: float
+    integer: bool
 
 
 class Problem(ABC):
@@ -41,6 +51,11 @@ class Problem(ABC):
     @abstractmethod
     def suggest(self, trial: optuna.Trial) -> FloatArray:
         """Ask the trial for every parameter, as an Optuna user would; the point ``(dim,)``."""
+
+    @abstractmethod
+    def parameters(self) -> list[Parameter]:
+        """The parameters, in the order of the point's coordinates, with the names and ranges
+        that :meth:`suggest` gives Optuna (for the peers' own loops)."""
 
     @abstractmethod
     def true_value(self, x: FloatArray) -> float:
@@ -84,6 +99,12 @@ class BoxProblem(Problem):
                 for i, (lo, hi) in enumerate(zip(self.lower, self.upper, strict=True))
             ]
         )
+
+    def parameters(self) -> list[Parameter]:
+        return [
+            Parameter(f"x{i}", float(lo), float(hi), False)
+            for i, (lo, hi) in enumerate(zip(self.lower, self.upper, strict=True))
+        ]
 
     def from_unit(self, u: FloatArray) -> FloatArray:
         return self.lower + np.clip(u, 0.0, 1.0) * (self.upper - self.lower)
@@ -167,6 +188,11 @@ class HPOBenchProblem(Problem):
             ],
             dtype=float,
         )
+
+    def parameters(self) -> list[Parameter]:
+        return [
+            Parameter(n, 0, int(s) - 1, True) for n, s in zip(self.names, self.sizes, strict=True)
+        ]
 
     def true_value(self, x: FloatArray) -> float:
         return float(self.table[tuple(int(i) for i in np.asarray(x))])

@@ -2,13 +2,16 @@
 its keyword arguments) builds a fresh Optuna sampler per run, so worker processes rebuild it
 from a picklable spec; ``--variant NAME:key=value,...`` adds more of a family's settings.
 Other benchmarks register their own families in :data:`FAMILIES` (the multi-objective one adds
-``kb-multitask`` and ``optuna-nsga2``)."""
+``kb-multitask`` and ``optuna-nsga2``). The :data:`LOOPS` (BoTorch, HEBO, SMAC3) are not Optuna
+samplers: the benchmark runs each as its own ask/tell loop."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import optuna
@@ -35,6 +38,10 @@ def _random(seed: int, **kwargs: Any) -> optuna.samplers.BaseSampler:
 
 
 BOTORCH = "botorch-qlogei"
+HEBO = "hebo"
+SMAC = "smac"
+#: the samplers that are their own ask/tell loops, not Optuna samplers
+LOOPS = (BOTORCH, HEBO, SMAC)
 
 
 #: Optuna sampler families: name -> factory ``(seed, **kwargs) -> sampler``; add ours here
@@ -53,11 +60,36 @@ FAMILY_CALLS: dict[str, str] = {
     "optuna-tpe": "optuna.samplers.TPESampler",
     "random": "optuna.samplers.RandomSampler",
     BOTORCH: "SingleTaskGP + qLogExpectedImprovement",
+    HEBO: "HEBO loop (seed=seed: numpy's and torch's global generators): "
+    "hebo.optimizers.hebo.HEBO(DesignSpace) with its defaults",
+    SMAC: "SMAC3 ask/tell loop: BlackBoxFacade (continuous) or HyperparameterOptimizationFacade "
+    "(grid indices) with their defaults, Scenario(deterministic=noiseless, n_trials=trials, "
+    "seed=seed)",
 }
 
 
 #: what each family needs beyond optuna
-FAMILY_NEEDS: dict[str, str] = {"optuna-gp": "torch", BOTORCH: "botorch"}
+FAMILY_NEEDS: dict[str, str] = {
+    "optuna-gp": "torch",
+    BOTORCH: "botorch",
+    HEBO: "hebo.optimizers.hebo",
+    SMAC: "smac",
+}
+
+#: families whose module is imported to tell whether they are available, not only found: the
+#: peers are installed without their declared pins (``make bench-peers``), so a found package
+#: may still miss a dependency
+IMPORT_CHECKED = frozenset({HEBO, SMAC})
+
+
+@cache
+def imports(module: str) -> bool:
+    """Whether ``module`` imports here (it is imported, once per process)."""
+    try:
+        importlib.import_module(module)
+    except Exception:  # any failure of a peer's import makes it unavailable, not the run
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -70,7 +102,7 @@ class SamplerSpec:
     kwargs: tuple[tuple[str, Any], ...] = ()
 
     def build(self, seed: int) -> optuna.samplers.BaseSampler:
-        """A fresh Optuna sampler for one run (not for :data:`BOTORCH`)."""
+        """A fresh Optuna sampler for one run (not for the :data:`LOOPS`)."""
         return FAMILIES[self.family](seed, **dict(self.kwargs))
 
     def describe(self) -> str:
@@ -79,17 +111,27 @@ class SamplerSpec:
             return (
                 "BoTorch loop (seed=seed): 10 scrambled-Sobol points, then " + FAMILY_CALLS[BOTORCH]
             )
+        if self.family in LOOPS:
+            return FAMILY_CALLS[self.family]
         args = ", ".join(["seed=seed"] + [f"{k}={v!r}" for k, v in self.kwargs])
         return f"{FAMILY_CALLS[self.family]}({args})"
 
 
 #: the built-in samplers: name -> spec (``--variant`` adds more)
-SAMPLERS: dict[str, SamplerSpec] = {name: SamplerSpec(name, name) for name in [*FAMILIES, BOTORCH]}
+SAMPLERS: dict[str, SamplerSpec] = {name: SamplerSpec(name, name) for name in [*FAMILIES, *LOOPS]}
+
+
+def available(family: str) -> bool:
+    """Whether the packages of ``family`` are here (imported for :data:`IMPORT_CHECKED`)."""
+    module = FAMILY_NEEDS.get(family, "optuna")
+    if family in IMPORT_CHECKED:
+        return imports(module)
+    return importable(module)
 
 
 def available_samplers() -> list[str]:
     """Built-in samplers whose packages import here."""
-    return [n for n, s in SAMPLERS.items() if importable(FAMILY_NEEDS.get(s.family, "optuna"))]
+    return [n for n, s in SAMPLERS.items() if available(s.family)]
 
 
 def _literal(text: str) -> Any:
