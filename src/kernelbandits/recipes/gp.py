@@ -68,9 +68,9 @@ def gp(
         (``None``: its defaults), e.g. lengthscale medians learned from earlier studies
         (:func:`kernelbandits.recipes.libo`).
     max_fit_points : the most trials a MAP fit sees (``None``, the default:
-        :data:`MAX_FIT_POINTS`, 300; beyond it a seeded random subset, and the chain of fits
-        stops there, see :func:`map_fit`): what keeps a long study's refits, and the first
-        proposal of a resumed or seeded one, as cheap as those of a 300-trial study. The
+        :data:`MAX_FIT_POINTS`, 300; beyond it one fit on a seeded random subset, not chained
+        to the previous fits, see :func:`map_fit`): what keeps a long study's refits, and the
+        first proposal of a resumed or seeded one, as cheap as one fit of 300 trials. The
         posterior always conditions on every trial.
     output_warping : (default ``True``) model the values after a Yeo-Johnson power transform
         (:class:`kernelbandits.outcome.Warp`: standardise, Yeo & Johnson 2000 with its
@@ -229,11 +229,11 @@ def map_fit(
     (:meth:`~kernelbandits.regression.hyperparameters.HyperparameterLearner.fit_history`),
     the first fit (2 points) from the isotropic ``lengthscale`` and ``noise_var``, every fit on
     its prefix's own standardised values (warped, :class:`~kernelbandits.outcome.Warp`, with
-    ``output_warping``). Beyond ``max_points`` trials (``None``: never) each fit sees a seeded
-    random subset of ``max_points`` of them and the chain of fits stops at ``max_points``
-    (:class:`~kernelbandits.regression.hyperparameters.HyperparameterLearner`), so a long
-    study's fit, and the first proposal of a resumed one, cost that of ``max_points`` trials
-    (:data:`MAX_FIT_POINTS`). A pure function of ``(X, y, seed)``, memoised in-process.
+    ``output_warping``). Beyond ``max_points`` trials (``None``: never) a fit sees a seeded
+    random subset of ``max_points`` of them and starts afresh from the isotropic start, not
+    from the previous fit (:class:`~kernelbandits.regression.hyperparameters.HyperparameterLearner`),
+    so a long study's refit, and the first proposal of a resumed one, cost one fit of
+    ``max_points`` trials (:data:`MAX_FIT_POINTS`). A pure function of ``(X, y, seed)``, memoised in-process.
     """
     first: tuple[Kernel, float] = (Matern(np.full(X.shape[1], lengthscale), 1.0, nu=2.5), noise_var)
     tag = "warped" if output_warping else "standardised"

@@ -152,10 +152,10 @@ class HyperparameterLearner:
         of more than ``m`` observations sees ``m`` of them drawn at random without replacement
         (the *subset of data* estimator of the hyperparameters, Rasmussen & Williams 2006,
         Sec. 8.3.1; the posterior still conditions on every observation), so a fit costs at
-        most that of ``m`` points, and :meth:`fit_history` chains the fits only up to the
-        anchor, the last due prefix of at most ``m`` observations: a longer prefix is fitted
-        once, warm-started from the anchor's fit. A history of any length, e.g. a resumed
-        study of 1,000 trials, then costs the chain up to ``m`` plus one fit of ``m`` points.
+        most that of ``m`` points, and :meth:`fit_history` fits a prefix longer than ``m``
+        once, from ``start`` (not chained): a history of any length, e.g. a resumed study of
+        1,000 trials, costs one fit of ``m`` points. Histories of at most ``m`` observations
+        are fitted as without the cap.
     """
 
     #: whether a fit depends on where it starts (a warm start from the previous fit): if not,
@@ -206,7 +206,7 @@ class HyperparameterLearner:
         length, made by a chain of :meth:`fit` calls, one per due ``k <= m`` (``k >= 2``), the
         first from ``start``, each later one warm-started from the one before (a learner that
         is not :attr:`chained`: the one fit of prefix ``m``, from ``start``; with
-        ``max_points``, the chain stops at the anchor and prefix ``m`` is fitted from it); the
+        ``max_points`` below ``m``, the one fit of prefix ``m``, from ``start``); the
         fit of prefix ``k`` sees ``outcome.fit_transform(y[:k])`` (``None``:
         :class:`Standardize`, so values of any scale) and draws its restarts (and its subset)
         from ``SeedSequence([seed, k])``.
@@ -220,9 +220,7 @@ class HyperparameterLearner:
         if not self.chained:
             points = points[-1:]
         elif self.max_points is not None and points and points[-1] > self.max_points:
-            # the chain up to the anchor (the last due prefix of at most max_points), then the
-            # last prefix warm-started from the anchor's fit (see the class notes)
-            points = [k for k in points if k <= self.max_points] + points[-1:]
+            points = points[-1:]  # one fit on a subset, from start (see the class notes)
 
         def fit(k: int, previous: tuple[Kernel, float] | None) -> tuple[Kernel, float]:
             kernel, noise = previous or start

@@ -1,5 +1,5 @@
 """GPBOSampler's ``max_fit_points``: a study longer than it proposes from fits on a subset, and a
-seeded study's first proposal does not replay the chain of fits beyond it."""
+seeded study's first proposal makes one fit instead of replaying the chain of fits."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_a_study_within_the_cap_proposes_as_without_it_and_a_longer_one_differen
     assert _first_proposal(8, 14) != uncapped  # the last fit saw 8 of the 14 trials
 
 
-def test_a_seeded_study_fits_the_chain_only_up_to_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_seeded_study_beyond_the_cap_makes_one_fit(monkeypatch: pytest.MonkeyPatch) -> None:
     from kernelbandits.regression import hyperparameters
 
     sizes: list[int] = []
@@ -51,8 +51,8 @@ def test_a_seeded_study_fits_the_chain_only_up_to_the_cap(monkeypatch: pytest.Mo
 
     monkeypatch.setattr(hyperparameters, "fit_map", counting)
     _first_proposal(12, 40)
-    # due prefixes 2..12 (the anchor is 12), then prefix 35 (the last due), fitted on 12 trials
-    assert sizes == [*range(2, 13), 12]
+    # the last due prefix (35) is beyond the cap: one fit, on 12 of its trials, no chain
+    assert sizes == [12]
     sizes.clear()
     _first_proposal(10**6, 40)
     assert sizes == [*range(2, 21), 24, 29, 35]  # without the cap: the whole chain

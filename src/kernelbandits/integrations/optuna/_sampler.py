@@ -336,9 +336,9 @@ class GPBOSampler(RecipeSampler):
     max_fit_points
         The most trials a hyperparameter fit sees (``None``: 300,
         :data:`kernelbandits.recipes.gp.MAX_FIT_POINTS`): beyond it each fit sees a seeded random
-        subset of that many trials, and the refits are chained only up to it, so a study of
-        1,000 trials refits, and a resumed or seeded one makes its first proposal, at the cost
-        of a 300-trial study (measured in ``benchmarks/long_studies.py``). The posterior always
+        subset of that many trials, made afresh (not warm-started from the previous fits), so
+        a study of 1,000 trials refits, and a resumed or seeded one makes its first proposal,
+        at the cost of one fit of 300 trials (measured in ``benchmarks/long_studies.py``). The posterior always
         conditions on every trial. Used by ``policy="gp-ucb"`` with ``hyperparameters="map"``
         (BKB's fits keep the default).
     independent_sampler
