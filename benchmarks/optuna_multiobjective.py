@@ -78,6 +78,7 @@ import numpy as np
 import optuna
 from threadpoolctl import threadpool_limits
 
+from benchmarks.harness.botorch_loop import botorch_qlognehvi_run
 from benchmarks.harness.cli import add_run_arguments, check_run_arguments, selected_specs
 from benchmarks.harness.machine import command_note, importable, machine_note
 from benchmarks.harness.pages import check_block, rewrite_block
@@ -125,6 +126,22 @@ class MOProblem(ABC):
     def values(self, x: FloatArray) -> FloatArray:
         """The objectives at ``x``, shape ``(n_obj,)``."""
 
+    @abstractmethod
+    def unit_point(self, u: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """For a point ``u`` of the unit cube ``(dim,)``: the unit-cube point actually
+        evaluated (``u``, or ``u`` rounded to a grid) and the problem's point there, for the
+        BoTorch loop."""
+
+    @property
+    @abstractmethod
+    def dim(self) -> int:
+        """The number of parameters."""
+
+    def evaluate_unit(self, u: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The unit-cube point evaluated for ``u`` and the objectives there ``(n_obj,)``."""
+        seen, x = self.unit_point(u)
+        return seen, self.values(x)
+
 
 class BoTorchProblem(MOProblem):
     """A function of ``botorch.test_functions.multi_objective`` (minimised, double precision,
@@ -142,6 +159,14 @@ class BoTorchProblem(MOProblem):
     def suggest(self, trial: optuna.Trial) -> FloatArray:
         bounds = zip(self.lower, self.upper, strict=True)
         return np.array([trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)])
+
+    @property
+    def dim(self) -> int:
+        return int(self.lower.size)
+
+    def unit_point(self, u: FloatArray) -> tuple[FloatArray, FloatArray]:
+        u = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
+        return u, self.lower + u * (self.upper - self.lower)
 
     def values(self, x: FloatArray) -> FloatArray:
         import torch
@@ -190,6 +215,14 @@ class HPOBenchCostProblem(MOProblem):
     def suggest(self, trial: optuna.Trial) -> FloatArray:
         return np.asarray(self.grid.suggest(trial), dtype=float)
 
+    @property
+    def dim(self) -> int:
+        return int(self.grid.dim)
+
+    def unit_point(self, u: FloatArray) -> tuple[FloatArray, FloatArray]:
+        x = self.grid.from_unit(np.asarray(u, dtype=float))  # grid indices
+        return self.grid.to_unit(x), x
+
     def values(self, x: FloatArray) -> FloatArray:
         idx = tuple(int(i) for i in np.asarray(x))
         return np.array([self.grid.table[idx], self.cost[idx]])
@@ -199,6 +232,7 @@ class HPOBenchCostProblem(MOProblem):
 PROBLEMS: dict[str, Callable[[], MOProblem]] = {
     "branincurrin": partial(BoTorchProblem, "branincurrin", "BraninCurrin"),
     "dtlz2-3obj": partial(BoTorchProblem, "dtlz2-3obj", "DTLZ2", dim=6, num_objectives=3),
+    "dtlz4-3obj": partial(BoTorchProblem, "dtlz4-3obj", "DTLZ4", dim=6, num_objectives=3),
     "vehiclesafety": partial(BoTorchProblem, "vehiclesafety", "VehicleSafety"),
     "carsideimpact": partial(BoTorchProblem, "carsideimpact", "CarSideImpact"),
     "hpobench-kc1-cost": partial(HPOBenchCostProblem, "hpobench-kc1-cost", "kc1"),
@@ -252,13 +286,24 @@ def _optuna_nsga2(seed: int, **kwargs: Any) -> optuna.samplers.BaseSampler:
 
 OURS = "kb-multitask"
 GP = "optuna-gp"
+RANDOM = "random"
+BOTORCH_MO = "botorch-qlognehvi"  # BoTorch's own loop, not an Optuna sampler
 # the multi-objective families join the harness's registry, so that its SamplerSpec
 # builds them (in the spawned workers too: they import this module first)
 FAMILIES.update({OURS: _kb_multitask, "optuna-nsga2": _optuna_nsga2})
-FAMILY_CALLS.update({OURS: "MultiTaskSampler", "optuna-nsga2": "optuna.samplers.NSGAIISampler"})
+FAMILY_CALLS.update(
+    {
+        OURS: "MultiTaskSampler",
+        "optuna-nsga2": "optuna.samplers.NSGAIISampler",
+        BOTORCH_MO: "BoTorch loop: 2 (d + 1) scrambled-Sobol points, then multi-output "
+        "SingleTaskGP + qLogNoisyExpectedHypervolumeImprovement",
+    }
+)
+FAMILY_NEEDS.setdefault(BOTORCH_MO, "botorch")
 #: the built-in samplers of this benchmark: name -> spec (``--variant`` adds more)
 SAMPLERS: dict[str, Any] = {
-    name: SamplerSpec(name, name) for name in (OURS, GP, "optuna-tpe", "optuna-nsga2", "random")
+    name: SamplerSpec(name, name)
+    for name in (OURS, GP, "optuna-tpe", "optuna-nsga2", RANDOM, BOTORCH_MO)
 }
 
 
@@ -283,10 +328,20 @@ def run_task(task: Any) -> dict[str, Any]:
     t0 = time.perf_counter()
     with threadpool_limits(limits=1), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        study = optuna.create_study(
-            directions=["minimize"] * problem.n_obj, sampler=task.sampler.build(task.seed)
-        )
-        seconds = timed_trials(study, objective, task.n_trials)
+        if task.sampler.family == BOTORCH_MO:
+            values, seconds = botorch_qlognehvi_run(
+                problem.dim,
+                problem.evaluate_unit,
+                problem.ref_point,
+                task.seed,
+                task.n_trials,
+                counts,
+            )
+        else:
+            study = optuna.create_study(
+                directions=["minimize"] * problem.n_obj, sampler=task.sampler.build(task.seed)
+            )
+            seconds = timed_trials(study, objective, task.n_trials)
     if len(values) != task.n_trials:
         raise RuntimeError(f"{len(values)} evaluations for {task.n_trials} trials")
     counts.update(w.category.__name__ for w in caught)
