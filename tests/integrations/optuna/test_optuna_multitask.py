@@ -163,18 +163,6 @@ def test_reference_point_rules_on_a_hand_made_front():
         given.reference_point(front[:, :2], scale)
 
 
-def test_a_given_reference_point_outside_every_observation_still_steers_the_search():
-    """A reference point that no observation reaches (ZDT1 with the box ``f < (0.05, 0.05)``,
-    unreachable: ``f_2 >= 1 - sqrt(f_1)``): EHVI is 0 at every candidate, and the search follows
-    its logarithm towards the box, so the proposals are not random: their ``f_1 + f_2``
-    improves on the random startup trials'."""
-    sampler = MultiTaskSampler(seed=0, reference_point=[0.05, 0.05])
-    study = optuna.create_study(directions=MINMIN, sampler=sampler)
-    study.optimize(zdt1, n_trials=14)
-    sums = np.array([sum(t.values) for t in study.trials])
-    assert np.median(sums[5:]) < np.median(sums[:5])
-
-
 # -- the model -----------------------------------------------------------------------------------
 def test_estimated_task_matrix_is_a_shrunk_correlation():
     rng = np.random.default_rng(0)
