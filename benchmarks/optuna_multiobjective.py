@@ -9,7 +9,12 @@ What is measured: the hypervolume of the observed Pareto front of a minimisation
   - four noiseless functions of ``botorch.test_functions.multi_objective``, evaluated with
     torch in double precision (``evaluate_true``) and exposed to Optuna as
     ``trial.suggest_float("x<i>", lo, hi)`` on the function's bounds: ``BraninCurrin``
-    (2-D, 2 objectives), ``DTLZ2`` (6-D, 3 objectives), ``VehicleSafety`` (5-D, 3 objectives:
+    (2-D, 2 objectives), ``DTLZ2`` (6-D, 3 objectives: 2 position and 4 distance variables,
+    ``g = sum (x_i - 0.5)^2`` over the distance variables, best in the middle of the box),
+    ``DTLZ7`` (6-D, 3 objectives: ``g = 1 + 9/4 sum x_i`` over the 4 distance variables, best
+    on the box's face ``x = 0``; a front of 4 disconnected pieces; BoTorch's reference point
+    (15, 15, 15) and no ``max_hv``: the report gives no fraction of it; BoTorch's ``DTLZ4``
+    is not used, its values equal ``DTLZ2``'s in botorch 0.18), ``VehicleSafety`` (5-D, 3 objectives:
     mass, collision acceleration and toe-board intrusion of a vehicle's frontal structure, Liao
     et al. 2008, a real engineering design problem) and ``CarSideImpact`` (7-D, 4 objectives:
     weight, passenger force, velocity and constraint violation of a car's side-impact design,
@@ -34,7 +39,13 @@ What is measured: the hypervolume of the observed Pareto front of a minimisation
   ``optuna-nsga2``, ``random`` = Optuna's ``GPSampler``, ``TPESampler``, ``NSGAIISampler``,
   ``RandomSampler`` with ``seed=seed`` and their defaults. ``--variant NAME:key=value,...``
   adds ``MultiTaskSampler(seed=seed, key=value, ...)`` under NAME (as in
-  ``benchmarks.sample_efficiency``).
+  ``benchmarks.sample_efficiency``); ``botorch-qlognehvi``
+  (when botorch imports) is BoTorch's own loop, the reference method
+  (``benchmarks.harness.botorch_loop.botorch_qlognehvi_run``: ``2 (d + 1)`` scrambled-Sobol
+  points seeded by the run's seed, then a multi-output ``SingleTaskGP`` with
+  ``Standardize``, ``fit_gpytorch_mll`` and ``qLogNoisyExpectedHypervolumeImprovement`` with
+  the problem's reference point, ``optimize_acqf(num_restarts=10, raw_samples=512)``; on the
+  kc1 grid every point is rounded to the grid before it is evaluated).
 
 * **Runs**, the store and the process pool are those of ``benchmarks.harness``:
   ``--trials`` trials (default 100) for seeds ``0..--seeds-1`` (default 10), one thread per run,
@@ -78,6 +89,7 @@ import numpy as np
 import optuna
 from threadpoolctl import threadpool_limits
 
+from benchmarks.harness.botorch_loop import botorch_qlognehvi_run
 from benchmarks.harness.cli import add_run_arguments, check_run_arguments, selected_specs
 from benchmarks.harness.machine import command_note, importable, machine_note
 from benchmarks.harness.pages import check_block, rewrite_block
@@ -125,6 +137,22 @@ class MOProblem(ABC):
     def values(self, x: FloatArray) -> FloatArray:
         """The objectives at ``x``, shape ``(n_obj,)``."""
 
+    @abstractmethod
+    def unit_point(self, u: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """For a point ``u`` of the unit cube ``(dim,)``: the unit-cube point actually
+        evaluated (``u``, or ``u`` rounded to a grid) and the problem's point there, for the
+        BoTorch loop."""
+
+    @property
+    @abstractmethod
+    def dim(self) -> int:
+        """The number of parameters."""
+
+    def evaluate_unit(self, u: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The unit-cube point evaluated for ``u`` and the objectives there ``(n_obj,)``."""
+        seen, x = self.unit_point(u)
+        return seen, self.values(x)
+
 
 class BoTorchProblem(MOProblem):
     """A function of ``botorch.test_functions.multi_objective`` (minimised, double precision,
@@ -137,11 +165,23 @@ class BoTorchProblem(MOProblem):
         self.function = getattr(multi_objective, cls_name)(dtype=torch.double, **kwargs)
         self.lower, self.upper = self.function.bounds.numpy().astype(float)
         label = f"{cls_name}, {self.function.dim}-D, {self.function.num_objectives} objectives"
-        super().__init__(name, label, self.function.ref_point.numpy(), float(self.function.max_hv))
+        try:
+            max_hv: float | None = float(self.function.max_hv)
+        except NotImplementedError:  # e.g. DTLZ7: BoTorch gives no true front's hypervolume
+            max_hv = None
+        super().__init__(name, label, self.function.ref_point.numpy(), max_hv)
 
     def suggest(self, trial: optuna.Trial) -> FloatArray:
         bounds = zip(self.lower, self.upper, strict=True)
         return np.array([trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)])
+
+    @property
+    def dim(self) -> int:
+        return int(self.lower.size)
+
+    def unit_point(self, u: FloatArray) -> tuple[FloatArray, FloatArray]:
+        u = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
+        return u, self.lower + u * (self.upper - self.lower)
 
     def values(self, x: FloatArray) -> FloatArray:
         import torch
@@ -190,6 +230,14 @@ class HPOBenchCostProblem(MOProblem):
     def suggest(self, trial: optuna.Trial) -> FloatArray:
         return np.asarray(self.grid.suggest(trial), dtype=float)
 
+    @property
+    def dim(self) -> int:
+        return int(self.grid.dim)
+
+    def unit_point(self, u: FloatArray) -> tuple[FloatArray, FloatArray]:
+        x = self.grid.from_unit(np.asarray(u, dtype=float))  # grid indices
+        return self.grid.to_unit(x), x
+
     def values(self, x: FloatArray) -> FloatArray:
         idx = tuple(int(i) for i in np.asarray(x))
         return np.array([self.grid.table[idx], self.cost[idx]])
@@ -199,6 +247,7 @@ class HPOBenchCostProblem(MOProblem):
 PROBLEMS: dict[str, Callable[[], MOProblem]] = {
     "branincurrin": partial(BoTorchProblem, "branincurrin", "BraninCurrin"),
     "dtlz2-3obj": partial(BoTorchProblem, "dtlz2-3obj", "DTLZ2", dim=6, num_objectives=3),
+    "dtlz7-3obj": partial(BoTorchProblem, "dtlz7-3obj", "DTLZ7", dim=6, num_objectives=3),
     "vehiclesafety": partial(BoTorchProblem, "vehiclesafety", "VehicleSafety"),
     "carsideimpact": partial(BoTorchProblem, "carsideimpact", "CarSideImpact"),
     "hpobench-kc1-cost": partial(HPOBenchCostProblem, "hpobench-kc1-cost", "kc1"),
@@ -252,13 +301,24 @@ def _optuna_nsga2(seed: int, **kwargs: Any) -> optuna.samplers.BaseSampler:
 
 OURS = "kb-multitask"
 GP = "optuna-gp"
+RANDOM = "random"
+BOTORCH_MO = "botorch-qlognehvi"  # BoTorch's own loop, not an Optuna sampler
 # the multi-objective families join the harness's registry, so that its SamplerSpec
 # builds them (in the spawned workers too: they import this module first)
 FAMILIES.update({OURS: _kb_multitask, "optuna-nsga2": _optuna_nsga2})
-FAMILY_CALLS.update({OURS: "MultiTaskSampler", "optuna-nsga2": "optuna.samplers.NSGAIISampler"})
+FAMILY_CALLS.update(
+    {
+        OURS: "MultiTaskSampler",
+        "optuna-nsga2": "optuna.samplers.NSGAIISampler",
+        BOTORCH_MO: "BoTorch loop: 2 (d + 1) scrambled-Sobol points, then multi-output "
+        "SingleTaskGP + qLogNoisyExpectedHypervolumeImprovement",
+    }
+)
+FAMILY_NEEDS.setdefault(BOTORCH_MO, "botorch")
 #: the built-in samplers of this benchmark: name -> spec (``--variant`` adds more)
 SAMPLERS: dict[str, Any] = {
-    name: SamplerSpec(name, name) for name in (OURS, GP, "optuna-tpe", "optuna-nsga2", "random")
+    name: SamplerSpec(name, name)
+    for name in (OURS, GP, "optuna-tpe", "optuna-nsga2", RANDOM, BOTORCH_MO)
 }
 
 
@@ -283,10 +343,20 @@ def run_task(task: Any) -> dict[str, Any]:
     t0 = time.perf_counter()
     with threadpool_limits(limits=1), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        study = optuna.create_study(
-            directions=["minimize"] * problem.n_obj, sampler=task.sampler.build(task.seed)
-        )
-        seconds = timed_trials(study, objective, task.n_trials)
+        if task.sampler.family == BOTORCH_MO:
+            values, seconds = botorch_qlognehvi_run(
+                problem.dim,
+                problem.evaluate_unit,
+                problem.ref_point,
+                task.seed,
+                task.n_trials,
+                counts,
+            )
+        else:
+            study = optuna.create_study(
+                directions=["minimize"] * problem.n_obj, sampler=task.sampler.build(task.seed)
+            )
+            seconds = timed_trials(study, objective, task.n_trials)
     if len(values) != task.n_trials:
         raise RuntimeError(f"{len(values)} evaluations for {task.n_trials} trials")
     counts.update(w.category.__name__ for w in caught)

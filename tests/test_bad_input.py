@@ -39,6 +39,7 @@ from kernelbandits.acquisition import (
     central_difference,
     check_acquisition_name,
     expected_hypervolume_improvement,
+    log_expected_hypervolume_improvement,
     maximize_acquisition,
     maximize_score,
     non_dominated_boxes,
@@ -1213,6 +1214,14 @@ MORE = [
         ),
         "lower and upper",
         r"\(K, 2\)",
+    ),
+    _b(
+        "log-ehvi-shapes",
+        lambda: log_expected_hypervolume_improvement(
+            np.zeros((3, 2)), np.ones((3, 3)), np.zeros((1, 2)), np.ones((1, 2))
+        ),
+        "mean and sd",
+        r"one shape \(c, n\)",
     ),
     _b(
         "scalarized-ucb-width",

@@ -30,6 +30,7 @@ from kernelbandits.acquisition.analytic import (
 )
 from kernelbandits.acquisition.hypervolume import (
     expected_hypervolume_improvement,
+    log_expected_hypervolume_improvement,
     non_dominated_boxes,
 )
 from kernelbandits.acquisition.multitask import (
@@ -70,6 +71,7 @@ __all__ = [
     "check_acquisition_name",
     "expected_hypervolume_improvement",
     "log_ei_score",
+    "log_expected_hypervolume_improvement",
     "log_h",
     "log_pi_score",
     "maximize_acquisition",

@@ -3,7 +3,10 @@ the box decomposition it sums over: the acquisition of the multi-objective sampl
 
 * :func:`non_dominated_boxes`: disjoint boxes that tile the part of the reference box that a
   front of losses does not dominate (what a new point must land in to add hypervolume);
-* :func:`expected_hypervolume_improvement`: the closed-form EHVI over those boxes.
+* :func:`expected_hypervolume_improvement`: the closed-form EHVI over those boxes;
+* :func:`log_expected_hypervolume_improvement`: its logarithm, computed without underflow (finite
+  and with a useful slope where EHVI itself rounds to 0, e.g. a posterior far outside the
+  reference box).
 
 Everything here *minimises* (losses); a caller maximising its objectives negates them.
 """
@@ -14,11 +17,16 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import ndtr
+from scipy.special import logsumexp, ndtr
 
 from kernelbandits._validation import FloatArray
+from kernelbandits.acquisition.scores import log_h
 
-__all__ = ["expected_hypervolume_improvement", "non_dominated_boxes"]
+__all__ = [
+    "expected_hypervolume_improvement",
+    "log_expected_hypervolume_improvement",
+    "non_dominated_boxes",
+]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -38,15 +46,7 @@ def expected_hypervolume_improvement(
     ``mean, sd (c, n)``, ``lower, upper (K, n)``; returns ``(c,)``. Correlation between the
     objectives at one point is ignored (as in BoTorch's analytic EHVI).
     """
-    mean, sd = np.asarray(mean, dtype=float), np.asarray(sd, dtype=float)
-    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
-    if mean.ndim != 2 or sd.shape != mean.shape:
-        raise ValueError(f"mean and sd must have one shape (c, n); got {mean.shape}, {sd.shape}")
-    if lower.ndim != 2 or upper.shape != lower.shape or lower.shape[1] != mean.shape[1]:
-        raise ValueError(
-            f"lower and upper must have one shape (K, {mean.shape[1]}); got {lower.shape}, "
-            f"{upper.shape}"
-        )
+    mean, sd, lower, upper = _check_ehvi_arguments(mean, sd, lower, upper)
     s = np.maximum(sd, 1e-12)[:, None, :]  # (c, 1, n)
     m = mean[:, None, :]
 
@@ -58,6 +58,50 @@ def expected_hypervolume_improvement(
 
     factors = s * np.maximum(g(upper) - g(lower), 0.0)  # (c, K, n)
     return np.prod(factors, axis=2).sum(axis=1)
+
+
+def _check_ehvi_arguments(
+    mean: ArrayLike, sd: ArrayLike, lower: ArrayLike, upper: ArrayLike
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The arguments of the EHVI functions as float arrays; ``ValueError`` on a shape mismatch."""
+    m, s = np.asarray(mean, dtype=float), np.asarray(sd, dtype=float)
+    lo, up = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    if m.ndim != 2 or s.shape != m.shape:
+        raise ValueError(f"mean and sd must have one shape (c, n); got {m.shape}, {s.shape}")
+    if lo.ndim != 2 or up.shape != lo.shape or lo.shape[1] != m.shape[1]:
+        raise ValueError(
+            f"lower and upper must have one shape (K, {m.shape[1]}); got {lo.shape}, {up.shape}"
+        )
+    return m, s, lo, up
+
+
+def log_expected_hypervolume_improvement(
+    mean: ArrayLike, sd: ArrayLike, lower: ArrayLike, upper: ArrayLike
+) -> FloatArray:
+    """``log`` of :func:`expected_hypervolume_improvement` (same arguments, ``(c,)``), finite
+    wherever the boxes are not empty, however far the losses ``N(mean, sd^2)`` lie above the
+    boxes (where EHVI underflows to 0 and its logarithm, floored, would be flat).
+
+    Per box ``k`` and objective ``j`` the factor ``s [h(z_u) - h(z_l)]``, ``h = G`` of
+    :func:`expected_hypervolume_improvement`, ``z_u = (u_kj - m_j) / s_j``, is taken in logs as
+    ``log s + log h(z_u) + log1p(-exp(log h(z_l) - log h(z_u)))`` with ``log h`` from
+    :func:`~kernelbandits.acquisition.scores.log_h` (the erfcx form of Ament et al. 2023,
+    stable for very negative ``z``; ``h`` increases, so the difference is ``<= 0``); the boxes
+    are summed by log-sum-exp. A box whose factor is 0 contributes ``-inf``; ``-inf`` only if
+    every box does.
+    """
+    m, s, lo, up = _check_ehvi_arguments(mean, sd, lower, upper)
+    s3 = np.maximum(s, 1e-12)[:, None, :]  # (c, 1, n)
+    zu = (up[None, :, :] - m[:, None, :]) / s3  # (c, K, n)
+    log_hu = log_h(zu)[0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        zl = (lo[None, :, :] - m[:, None, :]) / s3
+        log_hl = np.where(np.isneginf(zl), -np.inf, log_h(np.where(np.isneginf(zl), 0.0, zl))[0])
+        gap = np.minimum(log_hl - log_hu, 0.0)  # log(h(z_l) / h(z_u)) <= 0
+        log_factors = np.log(s3) + log_hu + np.log1p(-np.exp(gap))  # (c, K, n)
+    per_box = log_factors.sum(axis=2)  # (c, K): log of each box's expected improvement
+    with np.errstate(divide="ignore"):
+        return np.asarray(logsumexp(per_box, axis=1), dtype=float).reshape(m.shape[0])
 
 
 def non_dominated_boxes(front: ArrayLike, reference: ArrayLike) -> tuple[FloatArray, FloatArray]:

@@ -28,6 +28,7 @@ from kernelbandits._validation import FloatArray, as_finite_scalar, check_nonneg
 from kernelbandits.acquisition.analytic import Acquisition
 from kernelbandits.acquisition.hypervolume import (
     expected_hypervolume_improvement,
+    log_expected_hypervolume_improvement,
     non_dominated_boxes,
 )
 from kernelbandits.acquisition.optimize import central_difference
@@ -210,8 +211,11 @@ class ExpectedHypervolumeImprovement(MultiTaskAcquisition):
     task correlations are ignored, as in BoTorch's analytic EHVI).
 
     In losses (negated values): the boxes of :func:`non_dominated_boxes` of ``-front`` below
-    ``-reference`` and :func:`expected_hypervolume_improvement` over them. The box search
-    follows ``log EHVI`` (``EHVI`` floored at ``1e-300``).
+    ``-reference`` and :func:`expected_hypervolume_improvement` over them. Rows of ``front``
+    outside the box above ``reference`` change nothing; if every row is outside, the boxes are
+    the whole box above ``reference``. The box search follows ``log EHVI``
+    (:func:`log_expected_hypervolume_improvement`: finite, with a slope towards the box, where
+    EHVI underflows because the posterior lies far outside the box).
     """
 
     def __init__(
@@ -229,5 +233,7 @@ class ExpectedHypervolumeImprovement(MultiTaskAcquisition):
         return expected_hypervolume_improvement(-mean, sd, self.lower, self.upper)
 
     def smooth(self, X: ArrayLike) -> FloatArray:
-        """``log EHVI (m,)`` at ``X (m, d)``."""
-        return np.log(np.maximum(self(X), 1e-300))
+        """``log EHVI (m,)`` at ``X (m, d)`` (without underflow; ``-inf`` only where every box
+        of the decomposition is empty)."""
+        mean, sd = task_marginals(self.posterior, X)
+        return log_expected_hypervolume_improvement(-mean, sd, self.lower, self.upper)
