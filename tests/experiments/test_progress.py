@@ -59,6 +59,7 @@ def test_reproduce_piped_writes_progress_lines_to_stderr(tmp_path, capsys, monke
     """Under capsys stderr is not a terminal: the bar is off, and the lines come (every run,
     with the interval shortened), ending with every run done; stdout keeps the summary."""
     monkeypatch.setattr(cli, "ProgressLines", partial(ProgressLines, interval=1e-9))
+    monkeypatch.setenv("COLUMNS", "200")  # the summary table is not wrapped (pytest-xdist: 80)
     argv = ["reproduce", _specs.SMALL_ID, "--quick", "--jobs", "1", "--out", str(tmp_path)]
     assert cli.main(argv) == 0
     captured = capsys.readouterr()
