@@ -47,9 +47,15 @@ from threadpoolctl import threadpool_limits
 from benchmarks.harness.cli import add_run_arguments, check_run_arguments, selected_specs
 from benchmarks.harness.machine import command_note, greenlet_note, machine_note
 from benchmarks.harness.pages import check_block, rewrite_block
-from benchmarks.harness.problems import Problem, get_problem
+from benchmarks.harness.problems import Problem, available_problems, get_problem
 from benchmarks.harness.runner import run_selection, single_thread
-from benchmarks.harness.samplers import SAMPLERS, SamplerSpec, parse_variant
+from benchmarks.harness.samplers import (
+    LOOPS,
+    SAMPLERS,
+    SamplerSpec,
+    available_samplers,
+    parse_variant,
+)
 from benchmarks.harness.store import append_record, load_store
 from benchmarks.harness.tables import Cell, collect, fmt_ms, fmt_regret
 from benchmarks.sample_efficiency import _progress, run_task
@@ -191,7 +197,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--seeded", type=int, default=1000, help="trials added (default 1000)")
     ap.add_argument("--no-growth", action="store_true", help="only the seeded studies")
     args = ap.parse_args(argv)
-    check_run_arguments(ap, args, list(PROBLEMS), list(SAMPLERS), parse_variant)
+    optuna_samplers = [n for n in available_samplers() if SAMPLERS[n].family not in LOOPS]
+    check_run_arguments(ap, args, available_problems(), optuna_samplers, parse_variant)
     return args
 
 

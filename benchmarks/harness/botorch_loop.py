@@ -61,6 +61,23 @@ def _sobol(dim: int, n: int, seed: int) -> FloatArray:
     )
 
 
+def _timed_loop(
+    n_trials: int,
+    init: FloatArray,
+    propose: Callable[[], FloatArray],
+    record: Callable[[FloatArray], None],
+) -> list[float]:
+    """The ask/tell loop of both BoTorch runs: trial ``i`` takes the design point ``init[i]``
+    while there is one, else ``propose()`` (fit and acquisition on what ``record`` kept), and
+    ``record(u)`` evaluates the unit-cube point ``u``; the wall seconds of each trial."""
+    seconds = []
+    for i in range(n_trials):
+        t0 = time.perf_counter()
+        record(init[i] if i < len(init) else propose())
+        seconds.append(time.perf_counter() - t0)
+    return seconds
+
+
 def botorch_qlogei_run(
     problem: Problem, seed: int, n_trials: int, rng: np.random.Generator, counts: Counter[str]
 ) -> tuple[list[float], list[float], list[float]]:
@@ -73,30 +90,26 @@ def botorch_qlogei_run(
     from botorch.models.transforms.outcome import Standardize
 
     torch.manual_seed(seed)  # optimize_acqf's raw samples come from torch's global RNG
-    n_init = min(10, n_trials)
-    init = _sobol(problem.dim, n_init, seed)
     X: list[FloatArray] = []
     true: list[float] = []
     observed: list[float] = []
-    seconds = []
-    for i in range(n_trials):
-        t0 = time.perf_counter()
-        if i < n_init:
-            u = init[i]
-        else:
-            train_x = torch.tensor(np.array(X), dtype=torch.double)
-            train_y = -torch.tensor(observed, dtype=torch.double).unsqueeze(-1)
-            model = SingleTaskGP(train_x, train_y, outcome_transform=Standardize(m=1))
-            _fit(model, counts)
-            acqf = qLogExpectedImprovement(model, best_f=train_y.max())
-            u = _maximize(acqf, problem.dim)
+
+    def propose() -> FloatArray:
+        train_x = torch.tensor(np.array(X), dtype=torch.double)
+        train_y = -torch.tensor(observed, dtype=torch.double).unsqueeze(-1)
+        model = SingleTaskGP(train_x, train_y, outcome_transform=Standardize(m=1))
+        _fit(model, counts)
+        return _maximize(qLogExpectedImprovement(model, best_f=train_y.max()), problem.dim)
+
+    def record(u: FloatArray) -> None:
         x = problem.from_unit(u)
         f = problem.true_value(x)
-        y = problem.observe(f, rng)
         X.append(problem.to_unit(x))  # the rounded point on a table
         true.append(f)
-        observed.append(y)
-        seconds.append(time.perf_counter() - t0)
+        observed.append(problem.observe(f, rng))
+
+    init = _sobol(problem.dim, min(10, n_trials), seed)
+    seconds = _timed_loop(n_trials, init, propose, record)
     return true, observed, seconds
 
 
@@ -122,29 +135,25 @@ def botorch_qlognehvi_run(
     from botorch.models.transforms.outcome import Standardize
 
     torch.manual_seed(seed)
-    n_init = min(2 * (dim + 1), n_trials)
-    init = _sobol(dim, n_init, seed)
     ref = -torch.as_tensor(np.asarray(ref_point, dtype=float), dtype=torch.double)  # maximised
     X: list[FloatArray] = []
     values: list[list[float]] = []
-    seconds = []
-    for i in range(n_trials):
-        t0 = time.perf_counter()
-        if i < n_init:
-            u = init[i]
-        else:
-            train_x = torch.tensor(np.array(X), dtype=torch.double)
-            train_y = -torch.tensor(values, dtype=torch.double)  # BoTorch maximises
-            model = SingleTaskGP(
-                train_x, train_y, outcome_transform=Standardize(m=train_y.shape[-1])
-            )
-            _fit(model, counts)
-            acqf = qLogNoisyExpectedHypervolumeImprovement(
-                model, ref_point=ref.tolist(), X_baseline=train_x, prune_baseline=True
-            )
-            u = _maximize(acqf, dim)
+
+    def propose() -> FloatArray:
+        train_x = torch.tensor(np.array(X), dtype=torch.double)
+        train_y = -torch.tensor(values, dtype=torch.double)  # BoTorch maximises
+        model = SingleTaskGP(train_x, train_y, outcome_transform=Standardize(m=train_y.shape[-1]))
+        _fit(model, counts)
+        acqf = qLogNoisyExpectedHypervolumeImprovement(
+            model, ref_point=ref.tolist(), X_baseline=train_x, prune_baseline=True
+        )
+        return _maximize(acqf, dim)
+
+    def record(u: FloatArray) -> None:
         seen, y = evaluate(u)
         X.append(np.asarray(seen, dtype=float))
         values.append([float(v) for v in y])
-        seconds.append(time.perf_counter() - t0)
+
+    init = _sobol(dim, min(2 * (dim + 1), n_trials), seed)
+    seconds = _timed_loop(n_trials, init, propose, record)
     return values, seconds
