@@ -327,8 +327,12 @@ def observed_history(
 #: made again with that point pending (:func:`propose_apart`)
 APART = 0.01
 
-#: how many times :func:`propose_apart` proposes at most (the first proposal and its retries)
-PROPOSAL_ROUNDS = 4
+#: how many times :func:`propose_apart` proposes at most (the first proposal and its retries).
+#: Two workers that propose at the same moment from the same history move in lockstep: each
+#: sees the other's point, and both propose again, to the same new point (measured with 4
+#: processes on a journal file: 4 rounds in lockstep, then both kept the same corner); so rounds
+#: are few, and a proposal that still collides after the last one is replaced by a random point
+PROPOSAL_ROUNDS = 3
 
 
 def propose_apart(
@@ -338,9 +342,14 @@ def propose_apart(
     space: SearchSpace,
     propose: Callable[[], dict[str, Any] | None],
     seed: int,
+    read: Callable[[], tuple[set[tuple[float, ...]], set[tuple[float, ...]]]] | None = None,
 ) -> dict[str, Any] | None:
     """``propose()`` (a proposal made from the study as it is now, Optuna external values, or
     ``None``), recorded on ``trial`` (:data:`PROPOSAL_ATTR`), and made again while it collides.
+
+    ``read()`` reads the study afresh and returns the unit-box points (tuples) of its other
+    trials and, second, of those among them that are pending; ``None`` (default): from
+    :func:`observed_history`, a single-objective study's.
 
     Workers in other processes propose at the same time from the same history, and neither sees
     the other's proposal until it is recorded: both would propose the same point (a fitted GP and
@@ -349,26 +358,37 @@ def propose_apart(
     recorded proposal or parameters) lies within :data:`APART` of its own in the unit box, it
     proposes again, now with that point pending, and so on up to :data:`PROPOSAL_ROUNDS`
     proposals. Of two workers whose proposals collide, the one that reads last sees the other's
-    record (each records before it reads), so one of them moves. If the last proposal still lies
-    within :data:`APART` of a *pending* trial's point (the model can choose a pending point
-    again, e.g. a corner of the box; or the rounds ran out), it is replaced by a uniform random
-    point of the box, drawn from ``(seed, trial number)``. A study run by one worker has no
+    record (each records before it reads), so one of them moves. If the last proposal still
+    collides with a point it did not see (two workers in lockstep: both move, to the same new
+    point), or lies within :data:`APART` of the point of a trial that was *pending* in any of
+    these reads (the model can choose a pending point again, e.g. a corner of the box, and that
+    trial may complete before the check), it is replaced by a uniform random point of the box,
+    drawn from ``(seed, trial number)``: different for every trial. A study run by one worker has no
     pending trial: its proposals are unchanged, at the cost of one more read of the study.
     """
-    seen = _points(space, observed_history(study, trial, search_space, space))
-    params = None
+    if read is None:
+
+        def read() -> tuple[set[tuple[float, ...]], set[tuple[float, ...]]]:
+            history = observed_history(study, trial, search_space, space)
+            return _points(space, history), _points(space, history, pending_only=True)
+
+    seen, pending = read()
+    # every point pending in a read made here: a trial pending when the proposal was made may
+    # complete before the check, and its point is still one this proposal must not repeat
+    params, clash = None, False
     for _ in range(PROPOSAL_ROUNDS):
         params = propose()
         if params is None:
             return None
         record_on_trial(study, trial, PROPOSAL_ATTR, params)
-        history = observed_history(study, trial, search_space, space)
-        now = _points(space, history)
+        now, pending_now = read()
+        pending |= pending_now
         own = space.encode({n: _internal(search_space[n], params[n]) for n in space.names})
-        if not _near(own, [p for p in now if p not in seen]):
+        clash = _near(own, [p for p in now if p not in seen])
+        if not clash:
             break
         seen = now
-    if params is not None and _near(own, list(_points(space, history, pending_only=True))):
+    if params is not None and (clash or _near(own, list(pending))):
         rng = np.random.default_rng([seed, trial.number])
         drawn = space.decode(rng.random(space.dim))
         params = {n: _external(search_space[n], drawn[n]) for n in space.names}

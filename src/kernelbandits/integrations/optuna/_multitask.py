@@ -24,10 +24,10 @@ from kernelbandits.acquisition import (
     maximize_acquisition,
 )
 from kernelbandits.integrations.optuna._common import (
-    PROPOSAL_ATTR,
     _external,
     _internal,
     _params_in,
+    propose_apart,
     record_on_trial,
     recorded,
     search_space_from_distributions,
@@ -240,6 +240,12 @@ class MultiTaskSampler(RecipeSampler):
       maximiser is snapped to the space (integers rounded, one-hot blocks made exact). The
       weight is recorded for the trial (:data:`WEIGHT_ATTR`; read it with
       :func:`recorded_weight`).
+    * **Many workers.** As :class:`GPBOSampler`'s (``propose_apart``): the proposal is recorded
+      on its trial at once, so that other workers see it as pending; read back, a point another
+      worker recorded meanwhile within 0.01 of it makes the sampler propose again, and a
+      proposal still colliding, or on a point pending in any read, is replaced by a random
+      point. Measured with 4 processes x 10 trials on a journal file (a 2-objective quadratic):
+      2 duplicates in 120 trials (3 studies) without this step, 0 in 200 (5 studies) with it.
     * **No state.** Nothing is kept between trials beyond the seed, so
       ``optuna.load_study(..., sampler=MultiTaskSampler(seed=s))`` resumes a study exactly
       (fail the RUNNING trials of a killed worker first: :func:`fail_stale_running_trials`).
@@ -502,11 +508,28 @@ class MultiTaskSampler(RecipeSampler):
         """MT-KB's proposal for a random scalarisation, rebuilt from the storage (class notes)."""
         if not search_space:
             return {}
-        with self._proposal_lock:  # recorded before the next proposal (GPBOSampler's notes)
+        space = search_space_from_distributions(search_space)
+        if space is None:
+            return {}
+        weights: list[FloatArray] = []
+
+        def propose() -> dict[str, Any] | None:
             result = self.propose(study, trial, search_space)
             if result is None:
-                return {}
-            params, weight = result
-            record_on_trial(study, trial, PROPOSAL_ATTR, params)
-        record_on_trial(study, trial, WEIGHT_ATTR, [float(w) for w in weight])
+                return None
+            weights.append(result[1])
+            return result[0]
+
+        def read() -> tuple[set[tuple[float, ...]], set[tuple[float, ...]]]:
+            hist = self._history(study, trial, search_space, space)
+            pending = {tuple(x) for x in hist.X_pending.tolist()}
+            return pending | {tuple(x) for x in hist.X_done.tolist()}, pending
+
+        # recorded before the next proposal in this process, and made again if it collides with
+        # one made meanwhile by another process (GPBOSampler's notes, propose_apart)
+        with self._proposal_lock:
+            params = propose_apart(study, trial, search_space, space, propose, self._seed, read)
+        if params is None:
+            return {}
+        record_on_trial(study, trial, WEIGHT_ATTR, [float(w) for w in weights[-1]])
         return params
