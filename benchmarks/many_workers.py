@@ -119,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--trials", type=int, default=10, help="trials per worker (default 10)")
     ap.add_argument("--page", type=Path, help="rewrite the many-workers block of this page")
     args = ap.parse_args(argv)
+    if min(args.seeds, args.workers, args.trials) < 1:
+        ap.error("--seeds, --workers and --trials must be positive")
     if args.page is not None:
         check_block(args.page, BLOCK)
     total = args.workers * args.trials

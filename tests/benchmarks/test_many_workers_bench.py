@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks import many_workers
 
 
@@ -15,3 +17,11 @@ def test_the_table_gives_quartiles_of_the_regret_and_the_total_duplicates() -> N
     assert lines[2] == "| 1 | 40 | 0.2 [0.15, 0.25] | 0 | 20.0 |"
     # four processes: 0.4, 0.6, 0.8, 1.0 -> median 0.7, quartiles 0.55 and 0.85; 3 duplicates
     assert lines[3] == "| 4 | 10 | 0.7 [0.55, 0.85] | 3 | 6.5 |"
+
+
+@pytest.mark.parametrize("flag", ["--workers", "--trials", "--seeds"])
+def test_a_count_below_one_is_a_one_line_error(flag: str, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        many_workers.main([flag, "0"])
+    assert exit_.value.code == 2
+    assert "must be positive" in capsys.readouterr().err

@@ -18,7 +18,7 @@ CORNER = {"x": 10.0, "y": 1.0}  # where an acquisition optimiser clipped to the 
 
 def _study_with_running_trial():
     """A study with one COMPLETE trial, one RUNNING trial at :data:`CORNER` (another worker's)
-    and the trial being proposed for; returns ``(study, running trial id, own FrozenTrial)``."""
+    and the trial being proposed for; returns ``(study, the running Trial, own FrozenTrial)``."""
     study = _study()
     study.enqueue_trial(CORNER)
     other = study.ask(fixed_distributions=DISTS)  # RUNNING, at the corner

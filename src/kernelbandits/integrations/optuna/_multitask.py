@@ -152,11 +152,12 @@ class MultiTaskSampler(RecipeSampler):
         transfer between objectives, and MT-KB's noise variance ``eta`` the median of the
         objectives' (:func:`~kernelbandits.recipes.multitask.per_objective_model`); needs
         ``hyperparameters="map"`` and ``task_matrix="auto"``. Shared lengthscales can declare an
-        input irrelevant to every objective: on DTLZ2 (3 objectives, 6-D; 3 seeds, 50 trials)
-        the shared model's search ended on the faces of the distance variables (hypervolume
-        0.033, 0.062, 0.111), per-objective models reached 0.348, 0.153, 0.296 (Optuna's
-        ``GPSampler``, which also fits one GP per objective: median 0.293 over 10 seeds). Not
-        yet the default: it has not been measured on the other problems.
+        input irrelevant to every objective: on DTLZ2 (3 objectives, 6-D; seeds 0-2) the
+        shared model's search ended on the faces of the distance variables (hypervolume after
+        50 / 100 trials 0.033, 0.062, 0.094 / 0.033, 0.062, 0.146), per-objective models reached
+        0.250, 0.204, 0.368 / 0.441, 0.413, 0.434 (Optuna's ``GPSampler``, which also fits one
+        GP per objective: medians 0.293 / 0.468 over 10 seeds). Not yet the default: the 10-seed
+        runs on every problem are not in.
     acquisition
         With ``hyperparameters="map"``: ``"ehvi"`` (default) the expected hypervolume
         improvement of the ICM posterior's marginals over the completed trials' front
