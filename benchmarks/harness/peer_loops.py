@@ -92,7 +92,9 @@ def hebo_run(
     from hebo.optimizers.hebo import HEBO
     from pymoo.config import Config
 
-    Config.warnings["not_compiled"] = False  # pymoo 0.6.0's sdist runs its pure-Python code
+    # `make bench-peers` builds pymoo 0.6.0's compiled modules; a plain `pip install` of its sdist
+    # runs its pure-Python code (same results, slower), which pymoo would warn about every trial
+    Config.warnings["not_compiled"] = False
 
     params = problem.parameters()
     names = [p.name for p in params]
