@@ -144,6 +144,7 @@ from benchmarks.harness.store import load_store
 from benchmarks.harness.tables import (
     TIME_WINDOW,
     Cell,
+    average_ranks,
     cells_table,
     checkpoints,
     collect,
@@ -377,13 +378,6 @@ def summary_table(cells: Mapping[str, Mapping[str, Cell]], n_trials: int, seeds:
     ]
     lines.append("| ms per trial (median over problems) | " + " | ".join(ms) + " |")
     return "\n".join(lines)
-
-
-def average_ranks(values: Mapping[str, float]) -> dict[str, float]:
-    """Rank of each value, 1 for the lowest; equal values share the mean of the ranks they span
-    (rank = number of lower values + (number of equal values + 1) / 2)."""
-    v = list(values.values())
-    return {k: sum(w < x for w in v) + (sum(w == x for w in v) + 1) / 2 for k, x in values.items()}
 
 
 def rank_table(cells: Mapping[str, Mapping[str, Cell]], n_trials: int) -> str:

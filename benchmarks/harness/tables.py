@@ -186,3 +186,10 @@ def ratio(a: float, b: float) -> float:
     if b == 0:
         return 1.0 if a == 0 else float("inf")
     return a / b
+
+
+def average_ranks(values: Mapping[str, float]) -> dict[str, float]:
+    """Rank of each value, 1 for the lowest; equal values share the mean of the ranks they span
+    (rank = number of lower values + (number of equal values + 1) / 2)."""
+    v = list(values.values())
+    return {k: sum(w < x for w in v) + (sum(w == x for w in v) + 1) / 2 for k, x in values.items()}
