@@ -42,7 +42,9 @@ source is a poor guide?
     with its defaults, loaded with ``optunahub.load_local_module`` from a local copy of the
     ``optuna/optunahub-registry`` repository (``--optunahub-registry``, default
     ``$HOME/optunahub-registry``; nothing is downloaded); each run records the SHA-256 of the
-    ``sampler.py`` it loaded;
+    ``sampler.py`` it loaded. The package is written for Optuna 4.1 and fails under Optuna 5
+    as published; two adapters give it back the two private pieces of Optuna 4.1 it relies on
+    (:func:`load_meta_learn_tpe`);
   - ``deltabo``: ``DeltaBOSampler(source, seed=seed)`` with its defaults, on one source (the
     ``similar`` and ``dissimilar`` settings).
 
@@ -69,6 +71,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import os
 import platform
 import sys
@@ -248,6 +251,56 @@ def meta_tpe_digest() -> str:
     return hashlib.sha256(meta_tpe_file().read_bytes()).hexdigest()
 
 
+def load_meta_learn_tpe() -> Any:
+    """OptunaHub's Meta-Learn TPE module from the local registry copy, run under Optuna 5.
+
+    The package says it is written for Optuna 4.1 (``optuna_versions: [v4.1.0]``) and reaches
+    into two private parts of Optuna's TPE that changed in Optuna 5, so as published every
+    run fails at its first model-based trial (after the 10 startup trials). Two adapters
+    restore exactly what Optuna 4.1 gave it, for the single-objective, unconstrained studies of
+    this benchmark, and nothing else of the package is touched:
+
+    * ``_split_trials(study, trials, n_below, constraints_enabled)``: Optuna 5 dropped the last
+      argument (a trial without constraints has infeasibility score 0, so Optuna 5's split
+      equals 4.1's with ``constraints_enabled=False``, which is what the package passes); the
+      module's name is bound to a function that checks that value and calls Optuna 5's;
+    * ``TPESampler._gamma``: Optuna 4.1's constructor set it to ``default_gamma``; Optuna 5's
+      leaves it ``None`` until the sampler's own ``sample_relative``, which the package never
+      calls on its internal samplers (``'NoneType' object is not callable``);
+      :func:`optuna41_gamma` sets it.
+    """
+    import optunahub
+    from optuna.samplers._tpe import sampler as tpe
+
+    module = optunahub.load_local_module(
+        META_TPE_PACKAGE, registry_root=str(registry_root() / "package")
+    )
+    # the package's module that imported Optuna's _split_trials (after a first load it is
+    # cached in sys.modules and no longer an attribute of a reloaded package)
+    code = importlib.import_module(module.__name__ + ".sampler")
+
+    def split_trials_41(
+        study: optuna.Study, trials: list[Any], n_below: int, constraints_enabled: bool = False
+    ) -> Any:
+        if constraints_enabled:
+            raise NotImplementedError("the adapter covers unconstrained studies only")
+        return tpe._split_trials(study, trials, n_below)
+
+    code._split_trials = split_trials_41
+    return module
+
+
+def optuna41_gamma(sampler: Any) -> Any:
+    """Give Meta-Learn TPE's internal TPE samplers Optuna 4.1's default ``gamma`` (see
+    :func:`load_meta_learn_tpe`); a ``gamma`` already set is kept."""
+    from optuna.samplers._tpe.sampler import default_gamma
+
+    for tpe in [*sampler._source_samplers, sampler._target_sampler]:
+        if tpe._gamma is None:
+            tpe._gamma = default_gamma
+    return sampler
+
+
 def make_sampler(
     name: str, seed: int, sources: Sequence[optuna.Study]
 ) -> optuna.samplers.BaseSampler:
@@ -265,12 +318,8 @@ def make_sampler(
             raise ValueError(f"deltabo takes one source; got {len(sources)}")
         return DeltaBOSampler(sources[0], seed=seed)
     if name == "meta-tpe":
-        import optunahub
-
-        module = optunahub.load_local_module(
-            META_TPE_PACKAGE, registry_root=str(registry_root() / "package")
-        )
-        return module.MetaLearnTPESampler(source_studies=list(sources), seed=seed)  # type: ignore[no-any-return]
+        module = load_meta_learn_tpe()
+        return optuna41_gamma(module.MetaLearnTPESampler(source_studies=list(sources), seed=seed))
     raise ValueError(f"unknown sampler {name!r}")
 
 

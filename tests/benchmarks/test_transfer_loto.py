@@ -176,3 +176,17 @@ def test_meta_learn_tpe_from_a_local_registry(lo: ModuleType) -> None:
     fam = lo.get_family("glmnet")
     rec = lo.run_task(lo.Task("glmnet", fam.tasks[3], "similar", "meta-tpe", 0, 3, 4))
     assert len(rec["meta_tpe_sha256"]) == 64 and len(rec["values"]) == 3
+
+
+def test_meta_learn_tpe_runs_past_its_startup_under_optuna_5(lo: ModuleType) -> None:
+    """Without the two adapters of ``load_meta_learn_tpe`` the package fails at its first
+    model-based trial (trial 11) under Optuna 5."""
+    why = lo.meta_tpe_available()
+    if why is not None:
+        pytest.skip(f"Meta-Learn TPE not available: {why}")
+    fam = lo.get_family("glmnet")
+    target = fam.tasks[5]
+    rec = lo.run_task(lo.Task("glmnet", target, "all", "meta-tpe", 1, 14, 12))
+    assert len(rec["values"]) == 14 and len(rec["sources"]) == len(fam.tasks) - 1
+    table = fam.table(target)
+    np.testing.assert_allclose(rec["regret"], np.minimum.accumulate(rec["values"]) - table.min())
