@@ -122,7 +122,7 @@ def test_mean_ranks_and_noise_check_by_hand(lo: ModuleType) -> None:
 
 def test_applies(lo: ModuleType) -> None:
     assert lo.applies("optuna-gp", "none") and not lo.applies("optuna-gp", "similar")
-    assert lo.applies("deltabo", "similar") and not lo.applies("deltabo", "all")
+    assert lo.applies("deltabo", "similar") and lo.applies("deltabo", "all")
     assert lo.applies("warm-gp", "all") and not lo.applies("warm-gp", "none")
 
 
@@ -160,11 +160,13 @@ def test_scratch_runs_are_filed_under_every_setting(lo: ModuleType, tmp_path: Pa
         ("none", "optuna-tpe"),
         ("similar", "deltabo"),
         ("dissimilar", "deltabo"),
+        ("all", "deltabo"),
     ]
     lo.run_tasks(tasks, tmp_path, jobs=1)
     runs = lo.collect(tmp_path, 3, 4)["glmnet"]
     assert set(runs) == {"similar", "dissimilar", "all"}
-    assert runs["all"] == {"optuna-tpe": runs["similar"]["optuna-tpe"]}
+    assert runs["all"]["optuna-tpe"] == runs["similar"]["optuna-tpe"]  # filed under each
+    assert set(runs["all"]) == {"optuna-tpe", "deltabo"}
     text = lo.report(tmp_path, 3, 4, ["--store", "S"])
     assert f"| {fam.tasks[0]} |" in text and "Degradation" in text
 

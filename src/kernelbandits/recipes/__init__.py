@@ -9,6 +9,7 @@ takes one as its ``policy``; the Optuna samplers
 :func:`gp`, :func:`gp_ucb`          exact GP, EI (default) / UCB / TS, MAP hyperparameters
 :func:`bkb`                         BKB, a Nystrom-sketched GP-UCB for long campaigns
 :func:`deltabo`                     DeltaBO's fitted transfer model from a ``source`` task
+:func:`multi_source_deltabo`        DeltaBO from several sources, the one the target favours
 :func:`libo`                        LIBO's meta-learned prior from ``previous_studies``
 :func:`multitask_model`             the MT-KB ICM model (task matrix, hyperparameters)
 =================================  ===========================================================
@@ -23,7 +24,13 @@ Example::
 
 from kernelbandits.recipes.base import Prepared, Recipe, beta_width, check_beta
 from kernelbandits.recipes.bkb import BKBRecipe, bkb
-from kernelbandits.recipes.deltabo import DeltaBORecipe, Offset, deltabo
+from kernelbandits.recipes.deltabo import (
+    DeltaBORecipe,
+    MultiSourceDeltaBORecipe,
+    Offset,
+    deltabo,
+    multi_source_deltabo,
+)
 from kernelbandits.recipes.gp import GPRecipe, gp, gp_ucb, map_fit
 from kernelbandits.recipes.libo import LIBORecipe, MetaKernel, libo
 from kernelbandits.recipes.multitask import estimate_task_matrix, multitask_model
@@ -35,6 +42,7 @@ __all__ = [
     "GPRecipe",
     "LIBORecipe",
     "MetaKernel",
+    "MultiSourceDeltaBORecipe",
     "Observations",
     "Offset",
     "Prepared",
@@ -48,5 +56,6 @@ __all__ = [
     "gp_ucb",
     "libo",
     "map_fit",
+    "multi_source_deltabo",
     "multitask_model",
 ]

@@ -20,10 +20,12 @@ in the campaign's units.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
+from scipy.linalg import LinAlgError, cho_solve, cholesky
 
 from kernelbandits._validation import FloatArray, check_positive
 from kernelbandits.domains import Domain
@@ -36,14 +38,18 @@ from kernelbandits.problems.transfer import SourceData
 from kernelbandits.recipes.base import Prepared, check_domain
 from kernelbandits.recipes.observations import Observations, as_observations
 from kernelbandits.regression.hyperparameters import TransferFit, TransferMaximumAPosteriori
+from kernelbandits.regression.transfer_fit import source_posterior
 from kernelbandits.space import SearchSpace, check_space
 
 __all__ = [
     "DeltaBOOptions",
     "DeltaBORecipe",
+    "MultiSourceDeltaBORecipe",
     "Offset",
+    "TransferModel",
     "deltabo",
     "fitted_transfer_model",
+    "multi_source_deltabo",
     "source_scale",
 ]
 
@@ -56,6 +62,18 @@ def source_scale(values: FloatArray) -> tuple[FloatArray, float, float]:
     :func:`~kernelbandits.outcome.standardize` with ``sd_s = 1`` when the values are all equal
     (``sd_s <= 1e-12 max(1, |m_s|)``, ``constant_tol=1e-12``)."""
     return standardize(values, constant_tol=1e-12)
+
+
+class TransferModel(NamedTuple):
+    """DeltaBO's model as a policy uses it, on the source's standardised scale: the source
+    kernel ``k_g`` and noise, the difference kernel ``k_delta`` (with its constant offset),
+    the target noise and the task scale ``rho`` (``f = rho (g + delta)``)."""
+
+    source_kernel: Kernel
+    source_noise_var: float
+    delta_kernel: Kernel
+    noise_var: float
+    rho: float
 
 
 @dataclass(frozen=True)
@@ -168,6 +186,66 @@ class DeltaBORecipe:
     def __call__(self, domain: Domain, seed: int) -> Policy:
         return self.prepare(np.zeros((0, self.space.dim)), np.zeros(0), seed).factory(domain, seed)
 
+    def fit(self, X: FloatArray, values: FloatArray, seed: int) -> TransferModel:
+        """The transfer model for the target's completed trials ``X (n, d)``, ``values (n,)``
+        (larger is better): fitted as ``options.hyperparameters`` says, or the fixed one."""
+        m_s, sd_s = self.m_source, self.sd_source
+        o = self.options
+        offset = Offset(o.offset_sd**2)
+        if o.hyperparameters == "fixed":
+            return TransferModel(
+                Matern(o.source_lengthscale, nu=2.5),
+                o.source_noise_var,
+                RBF(o.delta_lengthscale, variance=o.tau**2) + offset,
+                o.noise_var,
+                1.0,
+            )
+        X_t = np.asarray(X, dtype=float).reshape(-1, self.space.dim)
+        v_t = (values - m_s) / sd_s
+        fixed_source = None
+        if o.hyperparameters == "map":
+            iso = np.full(self.space.dim, o.source_lengthscale)
+            fixed_source = (Matern(iso, 1.0, nu=2.5), o.source_noise_var)
+        learner = TransferMaximumAPosteriori(o.tau, offset.variance, fixed_source)
+        fitted = learner.fit_history(self.X_source, self.y_source, X_t, v_t, seed)
+        return TransferModel(
+            fitted.source_kernel,
+            fitted.source_noise_var,
+            fitted.delta_kernel + offset,
+            fitted.noise_var,
+            fitted.rho,
+        )
+
+    def log_evidence(self, X: FloatArray, values: FloatArray, seed: int) -> float:
+        """``log p(values)``: the log density of the target's values ``(n,)`` (larger is better,
+        in their own units) at ``X (n, d)`` under the model :meth:`fit` returns, given the
+        source data; ``0`` for ``n = 0``.
+
+        With ``y = (values - m_s) / sd_s`` on the source's scale and ``u = y / rho``, the model
+        ``u = g + delta + eps`` gives ``u ~ N(mu_g(X), Sigma_g(X) + K_delta(X) + sigma^2 I)``
+        (``mu_g``, ``Sigma_g`` the source posterior, R&W eqs. 2.23-2.24), so
+        ``log p(values) = log N(u; mu_g, C) - n log rho - n log sd_s`` (the last two terms:
+        the Jacobian of ``values -> u``). On the values' own scale, the evidences of models
+        built on different sources (each with its own ``m_s``, ``sd_s``) are comparable."""
+        v = np.asarray(values, dtype=float).reshape(-1)
+        n = v.size
+        if n == 0:
+            return 0.0
+        X_t = np.asarray(X, dtype=float).reshape(n, self.space.dim)
+        model = self.fit(X_t, v, seed)
+        mu_g, cov_g = source_posterior(
+            model.source_kernel, model.source_noise_var, self.X_source, self.y_source, X_t
+        )
+        u = (v - self.m_source) / self.sd_source / model.rho
+        cov = cov_g + model.delta_kernel(X_t) + model.noise_var * np.eye(n)
+        try:
+            L = cholesky(0.5 * (cov + cov.T), lower=True)
+        except LinAlgError:
+            return -np.inf
+        alpha = cho_solve((L, True), u - mu_g)
+        log_n = -0.5 * (u - mu_g) @ alpha - np.log(np.diag(L)).sum() - 0.5 * n * np.log(2 * np.pi)
+        return float(log_n - n * np.log(model.rho) - n * np.log(self.sd_source))
+
     def prepare(self, X: FloatArray, values: FloatArray, seed: int) -> Prepared:
         """The transfer model fitted to the target's completed trials ``X (n, d)``,
         ``values (n,)`` (larger is better), and the standardised values its policy is told."""
@@ -176,21 +254,8 @@ class DeltaBORecipe:
         X_src, y_src = self.X_source, self.y_source
         o = self.options
         policy_class = DeltaBO if o.model == "deltabo" else JointGPUCB
-        offset = Offset(o.offset_sd**2)
-        source_kernel: Kernel = Matern(o.source_lengthscale, nu=2.5)
-        delta_kernel: Kernel = RBF(o.delta_lengthscale, variance=o.tau**2) + offset
-        source_noise, noise, rho = o.source_noise_var, o.noise_var, 1.0
-        if o.hyperparameters != "fixed":
-            X_t = np.asarray(X, dtype=float).reshape(-1, self.space.dim)
-            v_t = (values - m_s) / sd_s
-            fixed_source = None
-            if o.hyperparameters == "map":
-                iso = np.full(self.space.dim, o.source_lengthscale)
-                fixed_source = (Matern(iso, 1.0, nu=2.5), o.source_noise_var)
-            learner = TransferMaximumAPosteriori(o.tau, offset.variance, fixed_source)
-            fitted = learner.fit_history(X_src, y_src, X_t, v_t, seed)
-            source_kernel, source_noise = fitted.source_kernel, fitted.source_noise_var
-            delta_kernel, noise, rho = fitted.delta_kernel + offset, fitted.noise_var, fitted.rho
+        model = self.fit(X, values, seed)
+        rho = model.rho
         # the campaign tells z = (v - m_t) / sd_t; the model wants (v - m_s) / (sd_s rho)
         # (the source's scale, divided by the task scale rho of fit_delta)
         outcome = Affine(sd_t / (sd_s * rho), (m_t - m_s) / (sd_s * rho))
@@ -198,18 +263,81 @@ class DeltaBORecipe:
 
         def factory(domain: Domain, policy_seed: int) -> Policy:
             check_domain(space, domain)
-            model = policy_class(
+            policy = policy_class(
                 domain,
-                SourceData(X_src, y_src, source_noise),
-                source_kernel,
-                delta_kernel,
-                noise,
+                SourceData(X_src, y_src, model.source_noise_var),
+                model.source_kernel,
+                model.delta_kernel,
+                model.noise_var,
                 beta=beta,
                 seed=policy_seed,
             )
-            return AffineOutcome(model, outcome.scale, outcome.shift)
+            return AffineOutcome(policy, outcome.scale, outcome.shift)
 
         return Prepared(factory, standardize(values)[0])
+
+
+def multi_source_deltabo(
+    space: SearchSpace, sources: Sequence[object], **options: Any
+) -> MultiSourceDeltaBORecipe:
+    """DeltaBO from several earlier tasks: at each refit, the source whose transfer model
+    explains the target's observations best (:class:`MultiSourceDeltaBORecipe`).
+
+    ``sources``: one or more sources, each as :func:`deltabo` takes it (a finished
+    :class:`~kernelbandits.campaign.Campaign`, trials or
+    :class:`~kernelbandits.recipes.Observations`), in order of preference: before the target
+    has a completed trial the first is used. ``options``: those of :func:`deltabo`, shared by
+    every source's model. With one source this is :func:`deltabo` exactly."""
+    check_space(space)
+    if isinstance(sources, str | bytes) or not isinstance(sources, Sequence) or not sources:
+        raise ValueError("sources must be a non-empty sequence of sources")
+    recipes = [deltabo(space, source, **options) for source in sources]
+    return MultiSourceDeltaBORecipe(space, [r.source for r in recipes], recipes[0].options)
+
+
+class MultiSourceDeltaBORecipe:
+    """DeltaBO with several sources: the transfer model built on the source that the target's
+    observations favour, chosen afresh whenever the recipe is prepared.
+
+    Decision rule (Bayesian model selection, with each source's model at its fitted
+    hyperparameters): for every source ``k`` the single-source recipe is fitted to the target's
+    completed trials as :class:`DeltaBORecipe` fits it, and scored by the log density of the
+    target's values under it, :meth:`DeltaBORecipe.log_evidence` (on the values' own scale, so
+    the sources' different standardisations do not matter). The source with the highest score
+    is used; ties (in particular before any target trial, when every score is 0) go to the
+    earlier source. The scores are a pure function of the history and the seed, so a resumed
+    study chooses as the uninterrupted one did. A source whose good region is good on the target
+    predicts the target's values with a small difference ``delta`` and wins; a misleading
+    source needs a large ``delta`` and loses once a few target values contradict it. With one
+    source the recipe is :class:`DeltaBORecipe` (the paper's DeltaBO, Alg. 1 of Lin et al.,
+    with this library's fitted defaults) exactly. Cost: one fit per source per refit.
+    """
+
+    def __init__(
+        self, space: SearchSpace, sources: Sequence[Observations], options: DeltaBOOptions
+    ) -> None:
+        if not sources:
+            raise ValueError("MultiSourceDeltaBORecipe needs at least one source")
+        self.space, self.options = space, options
+        self.recipes = [DeltaBORecipe(space, s, options) for s in sources]
+
+    def __call__(self, domain: Domain, seed: int) -> Policy:
+        return self.recipes[0](domain, seed)
+
+    def log_evidences(self, X: FloatArray, values: FloatArray, seed: int) -> FloatArray:
+        """``(n_sources,)``: every source's :meth:`DeltaBORecipe.log_evidence` of the target's
+        trials ``X (n, d)``, ``values (n,)``."""
+        return np.array([r.log_evidence(X, values, seed) for r in self.recipes])
+
+    def choose(self, X: FloatArray, values: FloatArray, seed: int) -> int:
+        """Index of the source the decision rule picks (the first of the highest scores)."""
+        if len(self.recipes) == 1 or np.asarray(values).size == 0:
+            return 0
+        return int(np.argmax(self.log_evidences(X, values, seed)))
+
+    def prepare(self, X: FloatArray, values: FloatArray, seed: int) -> Prepared:
+        """The chosen source's :meth:`DeltaBORecipe.prepare`."""
+        return self.recipes[self.choose(X, values, seed)].prepare(X, values, seed)
 
 
 def fitted_transfer_model(

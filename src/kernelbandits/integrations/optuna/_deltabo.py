@@ -21,7 +21,11 @@ from kernelbandits.integrations.optuna._common import (
     study_direction,
 )
 from kernelbandits.integrations.optuna._sampler import RecipeSampler, settings
-from kernelbandits.recipes.deltabo import DeltaBOOptions, DeltaBORecipe
+from kernelbandits.recipes.deltabo import (
+    DeltaBOOptions,
+    DeltaBORecipe,
+    MultiSourceDeltaBORecipe,
+)
 from kernelbandits.recipes.observations import Observations
 from kernelbandits.space import SearchSpace
 
@@ -112,6 +116,41 @@ def _from_arrays(source: SourceArrays, direction: Direction | None) -> _Source:
     return _Source(tuple(dict(p) for p in params), values, dists, direction, what)
 
 
+def _read_one_source(source: Any, direction: Direction | None) -> _Source:
+    """A source as a study, trials or arrays (see :class:`DeltaBOSampler`), read once."""
+    if isinstance(source, Study):
+        if len(source.directions) > 1:
+            raise ValueError(
+                f"the source study has {len(source.directions)} objectives; DeltaBOSampler "
+                "transfers single-objective values only"
+            )
+        own = study_direction(source)
+        if direction is not None and direction != own:
+            raise ValueError(
+                f"source_direction={direction!r} but the source study is set to {own!r}"
+            )
+        return _from_trials(source.get_trials(deepcopy=False), own, "the source study")
+    if isinstance(source, Mapping):
+        return _from_arrays(source, direction)
+    if isinstance(source, Sequence) and not isinstance(source, str | bytes):
+        return _from_trials(list(source), direction, "the source trials")
+    raise ValueError(
+        "source must be an optuna Study, a sequence of FrozenTrial or a mapping "
+        f"{{'params': [...], 'values': [...]}}; got {type(source).__name__}"
+    )
+
+
+def _several(source: Any) -> bool:
+    """Whether ``source`` is several sources: a non-empty list or tuple of studies or array
+    mappings (those with a ``"values"`` key). A list of FrozenTrial is one source, and so is
+    any other list, which is then checked (and refused) as a list of trials."""
+    return (
+        isinstance(source, list | tuple)
+        and len(source) > 0
+        and all(isinstance(s, Study) or (isinstance(s, Mapping) and "values" in s) for s in source)
+    )
+
+
 def _describe(dist: BaseDistribution) -> str:
     return repr(dist)
 
@@ -145,6 +184,14 @@ class DeltaBOSampler(RecipeSampler):
           BaseDistribution}``; the direction is ``source_direction`` (default: the target's).
 
         The source is read once, here (a study's storage is not read again).
+
+        **Several sources**: a list (or tuple) of studies and/or array mappings, in order of
+        preference. At every refit the sampler fits one transfer model per source and uses the
+        one under which the target's values are most likely
+        (:class:`~kernelbandits.recipes.deltabo.MultiSourceDeltaBORecipe`: Bayesian model
+        selection at the fitted hyperparameters; before a target trial completes, the first
+        source). Each source is checked against the target as a single one is; errors name
+        it (``source k``). With a list of one study the sampler is the single-source one.
     seed, independent_sampler
         As in :class:`GPBOSampler`.
     **options
@@ -251,7 +298,7 @@ class DeltaBOSampler(RecipeSampler):
 
     def __init__(
         self,
-        source: Study | Sequence[FrozenTrial] | SourceArrays,
+        source: Study | Sequence[FrozenTrial] | SourceArrays | Sequence[Study | SourceArrays],
         *,
         seed: int | None = None,
         n_startup_trials: int = 0,
@@ -270,44 +317,51 @@ class DeltaBOSampler(RecipeSampler):
                 f"source_direction must be 'maximize', 'minimize' or None; got {source_direction!r}"
             )
         self._options: DeltaBOOptions = settings(DeltaBOOptions, options, "DeltaBOSampler")
-        self._source = self._read_source(source, source_direction)
+        if _several(source):
+            many = list(source)  # type: ignore[arg-type]
+            self._sources = tuple(
+                self._read_source(s, source_direction, f"source {k}") for k, s in enumerate(many)
+            )
+        else:
+            self._sources = (self._read_source(source, source_direction),)
+        self._source = self._sources[0]  # the first trial's search space and model
         # without the source's distributions the first trial must be random (see the docstring)
         known = self._source.distributions is not None
         self._n_startup_trials = n_startup_trials if known else max(1, n_startup_trials)
 
     # -- the source -----------------------------------------------------------------------------
     @staticmethod
-    def _read_source(source: Any, direction: Direction | None) -> _Source:
-        if isinstance(source, Study):
-            if len(source.directions) > 1:
-                raise ValueError(
-                    f"the source study has {len(source.directions)} objectives; DeltaBOSampler "
-                    "transfers single-objective values only"
-                )
-            own = study_direction(source)
-            if direction is not None and direction != own:
-                raise ValueError(
-                    f"source_direction={direction!r} but the source study is set to {own!r}"
-                )
-            return _from_trials(source.get_trials(deepcopy=False), own, "the source study")
-        if isinstance(source, Mapping):
-            return _from_arrays(source, direction)
-        if isinstance(source, Sequence) and not isinstance(source, str | bytes):
-            return _from_trials(list(source), direction, "the source trials")
-        raise ValueError(
-            "source must be an optuna Study, a sequence of FrozenTrial or a mapping "
-            f"{{'params': [...], 'values': [...]}}; got {type(source).__name__}"
-        )
+    def _read_source(source: Any, direction: Direction | None, label: str = "") -> _Source:
+        """One source, read once; ``label`` (``"source k"`` among several) prefixes errors."""
+        try:
+            return _read_one_source(source, direction)
+        except ValueError as err:
+            if not label:
+                raise
+            raise ValueError(f"{label}: {err}") from None
 
     @property
     def n_source(self) -> int:
-        """Number of source observations transferred."""
-        return int(self._source.values.size)
+        """Number of source observations transferred (over every source)."""
+        return int(sum(src.values.size for src in self._sources))
+
+    @property
+    def n_sources(self) -> int:
+        """Number of sources (1 unless several were given)."""
+        return len(self._sources)
 
     def _check_source(
         self, search_space: dict[str, BaseDistribution], direction: Direction
     ) -> None:
-        src = self._source
+        for k, src in enumerate(self._sources):
+            self._check_one(
+                src, search_space, direction, f"source {k} " if self.n_sources > 1 else ""
+            )
+
+    @staticmethod
+    def _check_one(
+        src: _Source, search_space: dict[str, BaseDistribution], direction: Direction, label: str
+    ) -> None:
         problems: list[str] = []
         src_dir = src.direction or direction
         if src_dir != direction:
@@ -346,17 +400,17 @@ class DeltaBOSampler(RecipeSampler):
                     )
                     break
         if problems:
+            what = f"{label}({src.what})" if label else src.what
             raise ValueError(
-                f"DeltaBOSampler: {src.what} does not match the target study: "
-                + "; ".join(problems)
+                f"DeltaBOSampler: {what} does not match the target study: " + "; ".join(problems)
             )
 
+    @staticmethod
     def _source_observations(
-        self, search_space: dict[str, BaseDistribution], direction: Direction
+        src: _Source, search_space: dict[str, BaseDistribution], direction: Direction
     ) -> Observations:
-        """The source as :class:`~kernelbandits.recipes.Observations` in the target's space
+        """A source as :class:`~kernelbandits.recipes.Observations` in the target's space
         (after :meth:`_check_source`: the source's direction is the target's)."""
-        src = self._source
         names = sorted(search_space)
         params = tuple({n: _internal(search_space[n], p[n]) for n in names} for p in src.params)
         return Observations(params, src.values, direction, src.what)
@@ -375,20 +429,27 @@ class DeltaBOSampler(RecipeSampler):
         # this distribution is conditional (or changed range) there too, not a mismatch: leave
         # it to the independent sampler (with its warning), as GPBOSampler does once the
         # target's own intersection drops it
-        src = self._source
-        if src.distributions is not None:
+        known = [src for src in self._sources if src.distributions is not None]
+        if known:
             space = {
                 name: dist
                 for name, dist in space.items()
-                if name in src.distributions or (name, dist) not in src.seen
+                if all(name in src.distributions for src in known)  # type: ignore[operator]
+                or all((name, dist) not in src.seen for src in known)
             }
         return space
 
     def recipe_for(
         self, space: SearchSpace, study: Study, search_space: dict[str, BaseDistribution]
-    ) -> DeltaBORecipe:
-        """:func:`kernelbandits.recipes.deltabo` on the source, checked against the target."""
+    ) -> DeltaBORecipe | MultiSourceDeltaBORecipe:
+        """:func:`kernelbandits.recipes.deltabo` on the source (or
+        :func:`~kernelbandits.recipes.multi_source_deltabo` on several), checked against the
+        target."""
         direction = study_direction(study)
         self._check_source(search_space, direction)
-        observations = self._source_observations(search_space, direction)
-        return DeltaBORecipe(space, observations, self._options)
+        observations = [
+            self._source_observations(src, search_space, direction) for src in self._sources
+        ]
+        if len(observations) == 1:
+            return DeltaBORecipe(space, observations[0], self._options)
+        return MultiSourceDeltaBORecipe(space, observations, self._options)

@@ -1,0 +1,106 @@
+"""DeltaBO from several sources: the evidence of a source's model against an independent joint
+Gaussian computation, the decision rule on a helpful and a misleading source, and the
+single-source special case."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+
+from kernelbandits.domains import Grid
+from kernelbandits.recipes import MultiSourceDeltaBORecipe, Observations, deltabo
+from kernelbandits.recipes import multi_source_deltabo as msd
+from kernelbandits.space import Float, SearchSpace
+
+SPACE = SearchSpace([Float("x", 0.0, 1.0)])
+
+
+def f(x: np.ndarray) -> np.ndarray:  # the target, maximised at 0.7
+    return np.sin(6.0 * x) * np.exp(-((x - 0.7) ** 2))
+
+
+def observations(xs: np.ndarray, values: np.ndarray, name: str) -> Observations:
+    return Observations(tuple({"x": float(x)} for x in xs), np.asarray(values, float), name=name)
+
+
+XS = np.linspace(0.0, 1.0, 15)
+HELPFUL = observations(XS, 2.0 * f(XS) + 1.0, "helpful")  # the same landscape, rescaled
+MISLEADING = observations(XS, -f(XS), "misleading")  # the opposite ranking
+X_T = np.array([[0.1], [0.35], [0.6], [0.8], [0.95], [0.5]])
+V_T = f(X_T[:, 0])
+
+
+@pytest.mark.parametrize("hyperparameters", ["fixed", "map"])
+def test_log_evidence_equals_the_joint_gaussian_conditional(hyperparameters: str) -> None:
+    """log p(v_target | source data) from the joint Gaussian of (source, target) values, minus
+    log p(source), with the Jacobian of the target's change of scale."""
+    recipe = deltabo(SPACE, HELPFUL, hyperparameters=hyperparameters)  # type: ignore[arg-type]
+    model = recipe.fit(X_T, V_T, 0)
+    Xs, ys = recipe.X_source, recipe.y_source
+    u = (V_T - recipe.m_source) / recipe.sd_source / model.rho
+    kg = model.source_kernel
+    n_s, n = len(ys), len(u)
+    joint = np.block(
+        [
+            [kg(Xs) + model.source_noise_var * np.eye(n_s), kg(Xs, X_T)],
+            [kg(X_T, Xs), kg(X_T) + model.delta_kernel(X_T) + model.noise_var * np.eye(n)],
+        ]
+    )
+    log_joint = multivariate_normal(np.zeros(n_s + n), joint).logpdf(np.concatenate([ys, u]))
+    log_source = multivariate_normal(np.zeros(n_s), joint[:n_s, :n_s]).logpdf(ys)
+    expected = log_joint - log_source - n * np.log(model.rho) - n * np.log(recipe.sd_source)
+    assert recipe.log_evidence(X_T, V_T, 0) == pytest.approx(expected, rel=1e-6, abs=1e-6)
+    assert recipe.log_evidence(np.zeros((0, 1)), np.zeros(0), 0) == 0.0
+
+
+def test_the_helpful_source_is_chosen_whatever_its_position() -> None:
+    for sources, helpful_at in (([HELPFUL, MISLEADING], 0), ([MISLEADING, HELPFUL], 1)):
+        recipe = msd(SPACE, sources)
+        scores = recipe.log_evidences(X_T, V_T, 0)
+        assert scores[helpful_at] > scores[1 - helpful_at] + 1.0
+        assert recipe.choose(X_T, V_T, 0) == helpful_at
+        # no target trial yet: the first source, as documented
+        assert recipe.choose(np.zeros((0, 1)), np.zeros(0), 0) == 0
+
+
+def test_evidence_is_a_density_of_the_values_in_their_own_units() -> None:
+    """Source and target both in units c times larger: the same model on the source's
+    standardised scale, so the density of the values changes by the Jacobian, -n log c."""
+    c = 250.0
+    scaled = observations(XS, c * HELPFUL.values, "scaled")
+    a = deltabo(SPACE, HELPFUL, hyperparameters="fixed").log_evidence(X_T, V_T, 0)
+    b = deltabo(SPACE, scaled, hyperparameters="fixed").log_evidence(X_T, c * V_T, 0)
+    assert b == pytest.approx(a - len(V_T) * np.log(c), rel=1e-9)
+
+
+def test_the_chosen_sources_policy_is_the_single_source_policy() -> None:
+    grid = Grid(np.linspace(0.0, 1.0, 41)[:, None])
+    many = msd(SPACE, [MISLEADING, HELPFUL]).prepare(X_T, V_T, 3)
+    one = deltabo(SPACE, HELPFUL).prepare(X_T, V_T, 3)
+    np.testing.assert_array_equal(many.values, one.values)
+    a, b = many.factory(grid, 5), one.factory(grid, 5)
+    for p in (a, b):
+        p.tell_many(X_T, many.values)
+    np.testing.assert_array_equal(a.ask(), b.ask())
+    np.testing.assert_array_equal(a.mean_sd(grid.points)[0], b.mean_sd(grid.points)[0])
+
+
+def test_one_source_is_deltabo_exactly() -> None:
+    grid = Grid(np.linspace(0.0, 1.0, 41)[:, None])
+    many = msd(SPACE, [HELPFUL])
+    assert isinstance(many, MultiSourceDeltaBORecipe) and many.choose(X_T, V_T, 0) == 0
+    a, b = (
+        many.prepare(X_T, V_T, 1).factory(grid, 2),
+        deltabo(SPACE, HELPFUL).prepare(X_T, V_T, 1).factory(grid, 2),
+    )
+    np.testing.assert_array_equal(a.ask(), b.ask())
+
+
+def test_bad_sources() -> None:
+    with pytest.raises(ValueError, match="non-empty sequence"):
+        msd(SPACE, [])
+    with pytest.raises(ValueError, match="non-empty sequence"):
+        msd(SPACE, HELPFUL)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no completed evaluation"):
+        msd(SPACE, [HELPFUL, observations(np.zeros(0), np.zeros(0), "empty")])
