@@ -607,7 +607,7 @@ def report(store: Path, n_trials: int, n_source: int, argv: Sequence[str]) -> st
     ]
     for fam, by_setting in runs.items():
         family = get_family(fam)
-        out += ["", f"### {fam}: {family.label}"]
+        out += ["", f"## {fam}: {family.label}"]
         for setting in SETTINGS:
             if setting not in by_setting:
                 continue
