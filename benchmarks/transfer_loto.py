@@ -115,7 +115,6 @@ N_WARM = 5  # the warm start enqueues at most this many source configurations
 SETTINGS = ("similar", "dissimilar", "all")
 SCRATCH = ("optuna-gp", "optuna-tpe", "kb-gp")  # ignore the sources
 TRANSFER = ("warm-gp", "meta-tpe", "deltabo")
-SINGLE_SOURCE: frozenset[str] = frozenset()  # samplers that take exactly one source
 BASELINE = "optuna-gp"  # the from-scratch sampler of the degradation check
 NO_SOURCE = "none"  # the setting recorded for the from-scratch runs
 REGISTRY_ENV = "KB_OPTUNAHUB_REGISTRY"  # where spawned workers find the registry copy
@@ -337,7 +336,7 @@ def applies(sampler: str, setting: str) -> bool:
     """Whether ``sampler`` runs in ``setting`` (the from-scratch ones run once, in ``none``)."""
     if sampler in SCRATCH:
         return setting == NO_SOURCE
-    return setting != NO_SOURCE and not (sampler in SINGLE_SOURCE and setting == "all")
+    return setting != NO_SOURCE
 
 
 # -- runs -----------------------------------------------------------------------------------------

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_solve, cholesky
 
 from kernelbandits._validation import FloatArray, check_positive
 from kernelbandits.domains import Domain
@@ -38,6 +37,7 @@ from kernelbandits.problems.transfer import SourceData
 from kernelbandits.recipes.base import Prepared, check_domain
 from kernelbandits.recipes.observations import Observations, as_observations
 from kernelbandits.regression.hyperparameters import TransferFit, TransferMaximumAPosteriori
+from kernelbandits.regression.likelihood import log_marginal_likelihood
 from kernelbandits.regression.transfer_fit import source_posterior
 from kernelbandits.space import SearchSpace, check_space
 
@@ -237,13 +237,7 @@ class DeltaBORecipe:
             model.source_kernel, model.source_noise_var, self.X_source, self.y_source, X_t
         )
         u = (v - self.m_source) / self.sd_source / model.rho
-        cov = cov_g + model.delta_kernel(X_t) + model.noise_var * np.eye(n)
-        try:
-            L = cholesky(0.5 * (cov + cov.T), lower=True)
-        except LinAlgError:
-            return -np.inf
-        alpha = cho_solve((L, True), u - mu_g)
-        log_n = -0.5 * (u - mu_g) @ alpha - np.log(np.diag(L)).sum() - 0.5 * n * np.log(2 * np.pi)
+        log_n = log_marginal_likelihood(model.delta_kernel, X_t, u - mu_g, model.noise_var, cov_g)
         return float(log_n - n * np.log(model.rho) - n * np.log(self.sd_source))
 
     def prepare(self, X: FloatArray, values: FloatArray, seed: int) -> Prepared:

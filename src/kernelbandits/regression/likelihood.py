@@ -32,13 +32,24 @@ _NOISE_BOUNDS = (np.log(1e-6), np.log(10.0))
 _LOG_NOISE_FLOOR = float(np.log(1e-6))  # the smallest noise variance fit_map considers
 
 
-def log_marginal_likelihood(kernel: Kernel, X: ArrayLike, y: ArrayLike, noise_var: float) -> float:
-    """``log p(y | X)`` under ``GP(0, k)`` with noise variance ``noise_var``; ``X (t, d)``, ``y (t,)``."""
+def log_marginal_likelihood(
+    kernel: Kernel,
+    X: ArrayLike,
+    y: ArrayLike,
+    noise_var: float,
+    fixed_cov: FloatArray | None = None,
+) -> float:
+    """``log p(y | X)`` under ``GP(0, k)`` with noise variance ``noise_var``; ``X (t, d)``, ``y (t,)``;
+    ``fixed_cov (t, t)``, if given, is added to the covariance (as in
+    :func:`log_marginal_likelihood_gradient_and_alpha`). ``-inf`` for a singular covariance."""
     Xa = as_points(X, "X", kernel.input_dim)
     ya = as_finite_vector(y, Xa.shape[0], "y")
     lam = check_positive(noise_var, "noise_var")
+    C = kernel(Xa) + lam * np.eye(Xa.shape[0])
+    if fixed_cov is not None:
+        C += fixed_cov
     try:
-        L = cholesky(kernel(Xa) + lam * np.eye(Xa.shape[0]), lower=True)
+        L = cholesky(C, lower=True)
     except LinAlgError:
         return -np.inf
     alpha = cho_solve((L, True), ya)
