@@ -56,7 +56,7 @@ from kernelbandits._validation import (
     check_positive,
     check_probability,
 )
-from kernelbandits.acquisition import AcquisitionName
+from kernelbandits.acquisition import AcquisitionName, BoxOptimizer, maximize_acquisition
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels import Kernel
 from kernelbandits.kernels.base import check_kernel
@@ -160,9 +160,13 @@ class _TransferUCB(_NamedAcquisitionPolicy[TransferPosterior]):
         acquisition: AcquisitionName = "ucb",
         xi: float = 0.0,
         n_candidates: int = 512,
+        optimizer: BoxOptimizer | None = None,
     ) -> None:
         super().__init__(domain, seed)
         self._set_acquisition(acquisition, xi, n_candidates)
+        if optimizer is not None and not isinstance(optimizer, BoxOptimizer):
+            raise TypeError(f"optimizer must be a BoxOptimizer or None; got {optimizer!r}")
+        self.optimizer = optimizer
         self.source = as_source(source, domain.dim, source_noise_var)
         self.noise_var = check_positive(noise_var, "noise_var")
         self.rho = check_probability(rho, "rho")
@@ -187,6 +191,28 @@ class _TransferUCB(_NamedAcquisitionPolicy[TransferPosterior]):
 
     def _update(self, x: FloatArray, y: float) -> None:
         self.posterior.add(x, y)  # DeltaBO: Alg. 1 line 5
+
+    def anchors(self, k: int = 5) -> FloatArray:
+        """Where a :class:`~kernelbandits.acquisition.BoxOptimizer` adds local candidates,
+        ``(<= 2 k, d)``: the ``k`` target points with the highest posterior mean of ``f`` and
+        the ``k`` best source observations (the source's good region is where ``f`` is
+        believed good before the target says otherwise)."""
+        X_t = self.X_observed
+        if len(X_t):
+            X_t = X_t[np.argsort(-self.posterior.predict(X_t)[0], kind="stable")[:k]]
+        X_s = self.source.X[np.argsort(-self.source.y, kind="stable")[:k]]
+        return np.vstack([X_t, X_s])
+
+    def _propose(self) -> FloatArray:
+        if self.optimizer is None:  # the paper's experiments: the default search of the domain
+            return super()._propose()
+        return maximize_acquisition(
+            self.acquisition_function(),
+            self.domain,
+            self.rng,
+            optimizer=self.optimizer,
+            anchors=self.anchors,
+        )
 
     def recommend(self, rule: str = "uniform") -> FloatArray:
         """The output of Sec. 4: a uniformly drawn queried point (``"uniform"``, what Thm 1's
@@ -220,6 +246,12 @@ class DeltaBO(_TransferUCB):
         (improvement over its best mean at the observed points, plus ``xi``), or ``"ts"``, one
         joint draw from it (:class:`~kernelbandits.acquisition.ThompsonSampling`, with
         ``n_candidates`` points on a Box): not in the paper, for comparisons.
+    optimizer : ``None`` (the paper's experiments): the domain's default search (exact on a
+        Grid; Sobol candidates refined by L-BFGS-B on a Box); or a
+        :class:`~kernelbandits.acquisition.BoxOptimizer` on a Box, with local candidates around
+        :meth:`anchors` and its ``projection`` (e.g. onto an integer lattice, so that only
+        values the search space can take are scored: without it, a point next to an evaluated
+        lattice point keeps posterior variance and rounds back onto it).
     ``beta_t=`` (a constant under the square root) is the deprecated spelling of
     ``beta = sqrt(beta_t)``.
 

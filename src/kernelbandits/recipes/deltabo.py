@@ -27,6 +27,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from kernelbandits._validation import FloatArray, check_positive
+from kernelbandits.acquisition import BoxOptimizer
 from kernelbandits.domains import Domain
 from kernelbandits.kernels import RBF, Kernel, Matern, Offset
 from kernelbandits.outcome import Affine, standardize
@@ -182,6 +183,10 @@ class DeltaBORecipe:
         # encoded source points (N, dim) and values on the source's standardised scale (N,)
         self.X_source = source.encode(space)
         self.y_source, self.m_source, self.sd_source = source_scale(source.sign * source.values)
+        # the acquisition optimiser of GPRecipe: candidates projected onto the values the space
+        # can take (integers, categories), local candidates around the best target and source
+        # points (JointGPUCB / DeltaBO ``optimizer``)
+        self.optimizer = BoxOptimizer(projection=None if space.is_continuous else space.snap_rows)
 
     def __call__(self, domain: Domain, seed: int) -> Policy:
         return self.prepare(np.zeros((0, self.space.dim)), np.zeros(0), seed).factory(domain, seed)
@@ -253,7 +258,7 @@ class DeltaBORecipe:
         # the campaign tells z = (v - m_t) / sd_t; the model wants (v - m_s) / (sd_s rho)
         # (the source's scale, divided by the task scale rho of fit_delta)
         outcome = Affine(sd_t / (sd_s * rho), (m_t - m_s) / (sd_s * rho))
-        beta, space = o.beta, self.space
+        beta, space, optimizer = o.beta, self.space, self.optimizer
 
         def factory(domain: Domain, policy_seed: int) -> Policy:
             check_domain(space, domain)
@@ -265,6 +270,7 @@ class DeltaBORecipe:
                 model.noise_var,
                 beta=beta,
                 seed=policy_seed,
+                optimizer=optimizer,
             )
             return AffineOutcome(policy, outcome.scale, outcome.shift)
 

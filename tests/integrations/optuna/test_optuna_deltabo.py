@@ -298,3 +298,26 @@ def test_joint_model_is_sure_where_the_target_was_observed_and_alg1_is_not():
 def test_unknown_model_is_refused():
     with pytest.raises(ValueError, match="model"):
         DeltaBOSampler({"params": [{"x": 0}], "values": [1.0]}, model="exact")
+
+
+def test_integer_lattice_proposals_do_not_round_back_onto_evaluated_points():
+    """On an integer lattice the acquisition is scored only at lattice points. Without that,
+    a point between lattice points next to an evaluated configuration keeps posterior variance
+    and rounds back onto it, so DeltaBO replayed one configuration (measured: 5 distinct
+    configurations in 30 trials on HPOBench's phoneme). Here, 3 integers in 0..4, a sum of
+    sines, the source shifted in phase: before the fix 2 distinct configurations in 25 trials,
+    stuck 2.41 below the lattice's maximum; after it, the maximum is found."""
+    rng = np.random.default_rng(0)
+    weights, phases = rng.normal(size=(6, 3)), rng.uniform(0.0, 6.0, 6)
+
+    def fn(x: list[int], shift: float) -> float:
+        return float(np.sin(3.0 * weights @ (np.array(x) / 4.0) + phases + shift).sum())
+
+    def objective(shift: float):
+        return lambda trial: fn([trial.suggest_int(n, 0, 4) for n in "abc"], shift)
+
+    best = max(fn([i, j, k], 0.0) for i in range(5) for j in range(5) for k in range(5))
+    source = run(optuna.samplers.RandomSampler(1), objective(2.0), n_trials=30)
+    target = run(DeltaBOSampler(source, seed=0), objective(0.0), n_trials=25)
+    assert len({tuple(p.values()) for p in params(target)}) >= 5
+    assert target.best_value == pytest.approx(best)
