@@ -250,6 +250,65 @@ def _optuna_tpe(
     return optuna.samplers.TPESampler(seed=study_seed(seed, s))
 
 
+def earlier_studies(storage: Any) -> list[optuna.Study]:
+    """The finished studies of the run so far (every study in ``storage``, oldest first: the
+    names begin with the family and the zero-padded position, see :func:`run_family`)."""
+    return [
+        optuna.load_study(study_name=name, storage=storage)
+        for name in sorted(optuna.get_all_study_names(storage))
+    ]
+
+
+def _from_earlier(
+    transfer: Callable[[list[optuna.Study], int], optuna.samplers.BaseSampler],
+    first: Callable[[int], optuna.samplers.BaseSampler],
+) -> Callable[[str, int, int, int, Any], optuna.samplers.BaseSampler]:
+    """A factory of a transfer peer: ``transfer(earlier studies, seed_s)``; the first study,
+    with nothing to transfer from, gets ``first(seed_s)``."""
+
+    def factory(
+        family: str, seed: int, s: int, n_trials: int, storage: Any
+    ) -> optuna.samplers.BaseSampler:
+        sources = earlier_studies(storage)
+        return transfer(sources, study_seed(seed, s)) if sources else first(study_seed(seed, s))
+
+    return factory
+
+
+def _meta_tpe(sources: list[optuna.Study], seed: int) -> optuna.samplers.BaseSampler:
+    from benchmarks.transfer_loto import make_sampler
+
+    return make_sampler("meta-tpe", seed, sources)
+
+
+def _mtgp(sources: list[optuna.Study], seed: int) -> optuna.samplers.BaseSampler:
+    from benchmarks.harness.mtgp import MultiTaskGPSampler
+
+    return MultiTaskGPSampler(sources, seed=seed)
+
+
+def _rgpe(sources: list[optuna.Study], seed: int) -> optuna.samplers.BaseSampler:
+    from benchmarks.harness.rgpe import RGPESampler
+
+    return RGPESampler(sources, seed=seed)
+
+
+def _deltabo(sources: list[optuna.Study], seed: int) -> optuna.samplers.BaseSampler:
+    from kernelbandits.integrations.optuna import DeltaBOSampler
+
+    return DeltaBOSampler(sources, seed=seed)
+
+
+def _gp_first(seed: int) -> optuna.samplers.BaseSampler:
+    return optuna.samplers.GPSampler(seed=seed)
+
+
+def _kb_first(seed: int) -> optuna.samplers.BaseSampler:
+    from kernelbandits.integrations.optuna import GPUCBSampler
+
+    return GPUCBSampler(seed=seed)
+
+
 #: name -> (factory ``(family, seed, s, n_trials, storage) -> sampler``, how the report writes it)
 SAMPLERS: dict[
     str, tuple[Callable[[str, int, int, int, Any], optuna.samplers.BaseSampler], str]
@@ -263,7 +322,29 @@ SAMPLERS: dict[
         f"enqueue the best configuration of each earlier study (most recent first, at most "
         f"min({WARM_START_MAX}, n // 2)), then optuna.samplers.GPSampler(seed=seed_s)",
     ),
+    "meta-tpe": (
+        _from_earlier(_meta_tpe, lambda seed: optuna.samplers.TPESampler(seed=seed)),
+        "MetaLearnTPESampler(source_studies=earlier, seed=seed_s) (OptunaHub; study 1: "
+        "TPESampler(seed=seed_s))",
+    ),
+    "mtgp": (
+        _from_earlier(_mtgp, _gp_first),
+        "MultiTaskGPSampler(earlier, seed=seed_s) (BoTorch MultiTaskGP + LogEI; study 1: "
+        "GPSampler(seed=seed_s))",
+    ),
+    "rgpe": (
+        _from_earlier(_rgpe, _gp_first),
+        "RGPESampler(earlier, seed=seed_s) (ours, Feurer et al. 2018; study 1: "
+        "GPSampler(seed=seed_s))",
+    ),
+    "deltabo": (
+        _from_earlier(_deltabo, _kb_first),
+        "DeltaBOSampler(earlier, seed=seed_s) (several sources; study 1: "
+        "GPUCBSampler(seed=seed_s))",
+    ),
 }
+#: what a sampler needs beyond the core (checked before a run; see :func:`unavailable`)
+TRANSFER_PEERS = ("meta-tpe", "mtgp", "rgpe")
 
 
 def warm_start_queue(best: Sequence[Mapping[str, Any]], n_trials: int) -> list[dict[str, Any]]:
@@ -631,8 +712,24 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     for f in args.families:
         if f not in known:
             ap.error(f"unknown or unavailable family {f!r}; available: {known}")
-    args.samplers = list(args.samplers or SAMPLERS)
+    if args.samplers is None:
+        args.samplers = [s for s in SAMPLERS if unavailable(s) is None]
+        for s in SAMPLERS:
+            if (why := unavailable(s)) is not None:
+                print(f"{s} left out: {why}", flush=True)
+    elif missing := {s: w for s in args.samplers if (w := unavailable(s)) is not None}:
+        ap.error("; ".join(f"{s} cannot run: {w}" for s, w in missing.items()))
     return args
+
+
+def unavailable(sampler: str) -> str | None:
+    """``None`` if ``sampler`` can run here, else why not (the transfer peers' packages and
+    the OptunaHub registry copy, as :func:`benchmarks.transfer_loto.unavailable` says)."""
+    if sampler not in TRANSFER_PEERS:
+        return None
+    from benchmarks.transfer_loto import unavailable as peer_unavailable
+
+    return peer_unavailable(sampler)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -74,6 +74,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib
+import importlib.util
 import os
 import platform
 import sys
@@ -114,7 +115,7 @@ CHECKPOINTS = (5, 10, 30)
 N_WARM = 5  # the warm start enqueues at most this many source configurations
 SETTINGS = ("similar", "dissimilar", "all")
 SCRATCH = ("optuna-gp", "optuna-tpe", "kb-gp")  # ignore the sources
-TRANSFER = ("warm-gp", "meta-tpe", "deltabo")
+TRANSFER = ("warm-gp", "meta-tpe", "mtgp", "rgpe", "deltabo")
 BASELINE = "optuna-gp"  # the from-scratch sampler of the degradation check
 NO_SOURCE = "none"  # the setting recorded for the from-scratch runs
 REGISTRY_ENV = "KB_OPTUNAHUB_REGISTRY"  # where spawned workers find the registry copy
@@ -316,6 +317,14 @@ def make_sampler(
         return GPUCBSampler(seed=seed)
     if name == "deltabo":  # one source: the paper's DeltaBO; several: the one the data favour
         return DeltaBOSampler(sources[0] if len(sources) == 1 else list(sources), seed=seed)
+    if name == "mtgp":
+        from benchmarks.harness.mtgp import MultiTaskGPSampler
+
+        return MultiTaskGPSampler(sources, seed=seed)
+    if name == "rgpe":
+        from benchmarks.harness.rgpe import RGPESampler
+
+        return RGPESampler(sources, seed=seed)
     if name == "meta-tpe":
         module = load_meta_learn_tpe()
         return optuna41_gamma(module.MetaLearnTPESampler(source_studies=list(sources), seed=seed))
@@ -328,8 +337,19 @@ SPECS = {
     "kb-gp": "GPUCBSampler(seed=seed)",
     "warm-gp": f"enqueue at most {N_WARM} of the sources' best, then GPSampler(seed=seed)",
     "meta-tpe": "MetaLearnTPESampler(source_studies=sources, seed=seed) (OptunaHub)",
+    "mtgp": "BoTorch MultiTaskGP + LogEI over sources and target (MultiTaskGPSampler)",
+    "rgpe": "RGPE, ranking-weighted ensemble of per-task GPs (RGPESampler, ours)",
     "deltabo": "DeltaBOSampler(source, seed=seed), or DeltaBOSampler(sources, seed=seed)",
 }
+
+
+def unavailable(sampler: str) -> str | None:
+    """``None`` if ``sampler`` can run here, else why not (a package or the registry copy)."""
+    if sampler == "meta-tpe":
+        return meta_tpe_available()
+    if sampler == "mtgp" and importlib.util.find_spec("botorch") is None:
+        return "botorch is not installed (pip install kernelbandits[bench])"
+    return None
 
 
 def applies(sampler: str, setting: str) -> bool:
@@ -425,14 +445,16 @@ def tasks_for(
     n_trials: int,
     n_source: int,
     n_targets: int | None = None,
+    settings: Sequence[str] = SETTINGS,
 ) -> list[Task]:
     """Every (target, setting, sampler, seed) of the families; the first ``n_targets`` data sets
-    of each family are the targets (all by default)."""
+    of each family are the targets (all by default); the from-scratch samplers run whatever
+    ``settings`` are chosen."""
     out = []
     for fam in families:
         for target in get_family(fam).tasks[:n_targets]:
             for seed in range(seeds):
-                for setting in (NO_SOURCE, *SETTINGS):
+                for setting in (NO_SOURCE, *settings):
                     for s in samplers:
                         if applies(s, setting):
                             out.append(Task(fam, target, setting, s, seed, n_trials, n_source))
@@ -495,13 +517,25 @@ def worse_than(
 
 
 def collect(
-    store: Path, n_trials: int, n_source: int
+    store: Path,
+    n_trials: int,
+    n_source: int,
+    families: Sequence[str] | None = None,
+    samplers: Sequence[str] | None = None,
+    seeds: int | None = None,
 ) -> dict[str, dict[str, dict[str, dict[str, dict[int, list[float]]]]]]:
     """``runs[family][setting][sampler][target][seed]`` = regret curve; the from-scratch runs
-    are filed under every setting."""
+    are filed under every setting. Only the given ``families``, ``samplers`` and seeds
+    ``0..seeds-1`` (all by default)."""
     out: dict[str, dict[str, dict[str, dict[str, dict[int, list[float]]]]]] = {}
     for r in load_store(store, STORE_FILE):
         if r["n_trials"] != n_trials or r["n_source"] != n_source:
+            continue
+        if (families is not None and r["family"] not in families) or (
+            samplers is not None and r["sampler"] not in samplers
+        ):
+            continue
+        if seeds is not None and r["seed"] >= seeds:
             continue
         settings = SETTINGS if r["setting"] == NO_SOURCE else (r["setting"],)
         for setting in settings:
@@ -590,8 +624,16 @@ def sources_table(family: Family, gaps: np.ndarray, rho: np.ndarray, targets: Se
     return "\n".join(lines)
 
 
-def report(store: Path, n_trials: int, n_source: int, argv: Sequence[str]) -> str:
-    runs = collect(store, n_trials, n_source)
+def report(
+    store: Path,
+    n_trials: int,
+    n_source: int,
+    argv: Sequence[str],
+    families: Sequence[str] | None = None,
+    samplers: Sequence[str] | None = None,
+    seeds: int | None = None,
+) -> str:
+    runs = collect(store, n_trials, n_source, families, samplers, seeds)
     out = [
         command_note(argv, MODULE),
         "",
@@ -600,7 +642,7 @@ def report(store: Path, n_trials: int, n_source: int, argv: Sequence[str]) -> st
         "",
         f"Targets: every data set of the family in turn; sources: finished studies of {n_source} "
         f"TPE trials; {n_trials} target trials. Samplers: "
-        + "; ".join(f"`{k}` = `{v}`" for k, v in SPECS.items())
+        + "; ".join(f"`{k}` = `{v}`" for k, v in SPECS.items() if samplers is None or k in samplers)
         + ". Regret: best error so far minus the table's minimum (mean over targets of the mean "
         "over seeds); rank: per target by mean regret over seeds, averaged over targets.",
     ]
@@ -638,6 +680,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--families", nargs="+", default=None, choices=["glmnet", "hpobench-mlp"])
     p.add_argument("--samplers", nargs="+", default=None, choices=[*SCRATCH, *TRANSFER])
     p.add_argument("--targets", type=int, default=None, help="first N data sets (default: all)")
+    p.add_argument(
+        "--settings", nargs="+", default=list(SETTINGS), choices=SETTINGS, help="source settings"
+    )
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--trials", type=int, default=30)
     p.add_argument("--n-source", type=int, default=30)
@@ -651,6 +696,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--report-only", action="store_true")
     add_page_argument(p, BLOCK)
+    p.add_argument("--block", default=BLOCK, help=f"the page's block to rewrite (default {BLOCK})")
     args = p.parse_args(argv)
     if min(args.seeds, args.trials, args.n_source, args.jobs) < 1:
         p.error("--seeds, --trials, --n-source and --jobs must be positive")
@@ -665,24 +711,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.optunahub_registry is not None:  # spawned workers read it from the environment
         os.environ[REGISTRY_ENV] = str(args.optunahub_registry.expanduser())
     if args.page is not None:  # fail before the long run if the page has no block
-        check_block(args.page, BLOCK)
+        check_block(args.page, args.block)
     families = args.families or available_families()
     samplers = args.samplers
     if samplers is None:
-        why = meta_tpe_available()
-        samplers = [s for s in (*SCRATCH, *TRANSFER) if s != "meta-tpe" or why is None]
-        if why is not None:
-            print(f"meta-tpe left out: {why}", flush=True)
-    elif "meta-tpe" in samplers and (why := meta_tpe_available()) is not None:
-        raise SystemExit(f"meta-tpe cannot run: {why}")
+        samplers = [s for s in (*SCRATCH, *TRANSFER) if unavailable(s) is None]
+        for s in (*SCRATCH, *TRANSFER):
+            if (why := unavailable(s)) is not None:
+                print(f"{s} left out: {why}", flush=True)
+    elif missing := {s: w for s in samplers if (w := unavailable(s)) is not None}:
+        raise SystemExit("; ".join(f"{s} cannot run: {w}" for s, w in missing.items()))
     if not args.report_only:
         one_thread_per_process()
-        tasks = tasks_for(families, samplers, args.seeds, args.trials, args.n_source, args.targets)
+        tasks = tasks_for(
+            families,
+            samplers,
+            args.seeds,
+            args.trials,
+            args.n_source,
+            args.targets,
+            args.settings,
+        )
         run_tasks(tasks, args.store.expanduser(), args.jobs)
-    text = report(args.store.expanduser(), args.trials, args.n_source, raw)
+    text = report(
+        args.store.expanduser(), args.trials, args.n_source, raw, families, samplers, args.seeds
+    )
     print(text)
     if args.page is not None:
-        rewrite_block(args.page, BLOCK, text)
+        rewrite_block(args.page, args.block, text)
     return 0
 
 
