@@ -144,7 +144,15 @@ def check_many_workers(ns: Namespace) -> None:
     assert states.count("COMPLETE") == 9 and states.count("FAIL") == 1
 
 
+def check_which_transfer(ns: Namespace) -> None:
+    # three earlier studies (one misleading): the first trial is the first source's best, near
+    # the optimum, far below the first trial from scratch; 8 trials each
+    assert len(ns["new"].trials) == 8 and len(ns["scratch"].trials) == 8
+    assert ns["new"].trials[0].value < 0.02 < 1.0 < ns["scratch"].trials[0].value
+
+
 CHECKS: dict[str, Callable[[Namespace], None]] = {
+    "which-transfer": check_which_transfer,
     "glossary": check_glossary,
     "index": check_index,
     "multitask": check_multitask,

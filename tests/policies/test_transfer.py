@@ -330,3 +330,26 @@ def test_automl_models_take_the_source_level_and_scale():
     syn = C.assumption_problem(0)
     assert C.output_level(syn.source, C.SETTINGS["assumption"], (("se", 1.0, 1.0))) == (0.0, 1.0)
     assert not C._policies("assumption", 0)["GP-UCB"](syn, 0).normalize_y
+
+
+@pytest.mark.parametrize("policy_class", [DeltaBO, JointGPUCB])
+def test_with_an_optimizer_the_first_point_is_the_best_source_mean_then_ucb(policy_class):
+    """With a BoxOptimizer (the recipes' path), round 1 returns the source observation with the
+    highest posterior mean of f (checked by hand with the GP formulas), not UCB's choice; later
+    rounds maximise UCB with local candidates around the target and source points."""
+    from kernelbandits.acquisition import BoxOptimizer
+
+    box = Box([0.0, 0.0], [1.0, 1.0])
+    X_s = np.random.default_rng(0).random((25, 2))
+    source = SourceData(X_s, g(X_s), 1e-2)
+    policy = policy_class(box, source, KG, KD, 1e-3, beta=2.0, seed=0, optimizer=BoxOptimizer())
+    mu, _ = _gp_predict(KG, 1e-2, X_s, g(X_s), X_s)  # before target data, f's mean is g's
+    np.testing.assert_array_equal(policy.ask(), X_s[np.argmax(mu)])
+    plain = policy_class(box, source, KG, KD, 1e-3, beta=2.0, seed=0)
+    assert not np.array_equal(plain.ask(), X_s[np.argmax(mu)])  # UCB alone goes elsewhere
+    policy.tell(X_s[np.argmax(mu)], float(f(X_s[[np.argmax(mu)]])[0]))
+    anchors = policy.anchors()
+    assert anchors.shape == (6, 2) and np.array_equal(anchors[0], X_s[np.argmax(mu)])
+    x2 = policy.ask()
+    ucb = policy.acquisition_function()
+    assert box.contains(x2) and ucb(x2[None])[0] >= ucb(anchors).max() - 1e-9

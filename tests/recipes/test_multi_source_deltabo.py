@@ -60,8 +60,34 @@ def test_the_helpful_source_is_chosen_whatever_its_position() -> None:
         scores = recipe.log_evidences(X_T, V_T, 0)
         assert scores[helpful_at] > scores[1 - helpful_at] + 1.0
         assert recipe.choose(X_T, V_T, 0) == helpful_at
-        # no target trial yet: the first source, as documented
-        assert recipe.choose(np.zeros((0, 1)), np.zeros(0), 0) == 0
+
+
+def _matern52(a: np.ndarray, b: np.ndarray, lengthscale: float) -> np.ndarray:
+    r = np.sqrt(5.0) * np.abs(a[:, None] - b[None, :]) / lengthscale
+    return (1.0 + r + r * r / 3.0) * np.exp(-r)
+
+
+def test_before_any_target_trial_the_sources_agree_on_the_first_source() -> None:
+    """No evidence yet: the source whose best configuration the sources' models rate highest
+    on average (two sources share a landscape, the third is its opposite), checked against
+    the GP posterior means written out by hand (Matern-5/2, lengthscale 0.2, noise 1e-2)."""
+    other = observations(XS, 0.5 * f(XS) - 3.0, "other")  # HELPFUL's landscape, other units
+    recipe = msd(SPACE, [MISLEADING, HELPFUL, other])
+    bests = np.array([r.X_source[np.argmax(r.y_source), 0] for r in recipe.recipes])
+    by_hand = np.mean(
+        [
+            _matern52(bests, r.X_source[:, 0], 0.2)
+            @ np.linalg.solve(
+                _matern52(r.X_source[:, 0], r.X_source[:, 0], 0.2) + 1e-2 * np.eye(len(XS)),
+                r.y_source,
+            )
+            for r in recipe.recipes
+        ],
+        axis=0,
+    )
+    np.testing.assert_allclose(recipe.consensus_scores(), by_hand, rtol=1e-8, atol=1e-10)
+    assert np.argmax(by_hand) in (1, 2) and by_hand[0] < min(by_hand[1:])
+    assert recipe.choose(np.zeros((0, 1)), np.zeros(0), 0) == int(np.argmax(by_hand))
 
 
 def test_evidence_is_a_density_of_the_values_in_their_own_units() -> None:

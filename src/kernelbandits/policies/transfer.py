@@ -206,6 +206,11 @@ class _TransferUCB(_NamedAcquisitionPolicy[TransferPosterior]):
     def _propose(self) -> FloatArray:
         if self.optimizer is None:  # the paper's experiments: the default search of the domain
             return super()._propose()
+        if self.n_observations == 0 and len(self.source.X):
+            # the first target trial exploits the source: its observation where the model's
+            # mean of f is highest (the source's best, as a warm start would enqueue it); a
+            # UCB width of 2 would otherwise send it wherever the source has no data
+            return self.source.X[int(np.argmax(self.posterior.predict(self.source.X)[0]))]
         return maximize_acquisition(
             self.acquisition_function(),
             self.domain,
@@ -251,7 +256,9 @@ class DeltaBO(_TransferUCB):
         :class:`~kernelbandits.acquisition.BoxOptimizer` on a Box, with local candidates around
         :meth:`anchors` and its ``projection`` (e.g. onto an integer lattice, so that only
         values the search space can take are scored: without it, a point next to an evaluated
-        lattice point keeps posterior variance and rounds back onto it).
+        lattice point keeps posterior variance and rounds back onto it). With an optimizer,
+        the first proposal (no target observation yet) is the source observation with the
+        highest posterior mean of ``f``: transfer starts where the source was best.
     ``beta_t=`` (a constant under the square root) is the deprecated spelling of
     ``beta = sqrt(beta_t)``.
 

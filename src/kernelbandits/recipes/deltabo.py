@@ -285,8 +285,9 @@ def multi_source_deltabo(
 
     ``sources``: one or more sources, each as :func:`deltabo` takes it (a finished
     :class:`~kernelbandits.campaign.Campaign`, trials or
-    :class:`~kernelbandits.recipes.Observations`), in order of preference: before the target
-    has a completed trial the first is used. ``options``: those of :func:`deltabo`, shared by
+    :class:`~kernelbandits.recipes.Observations`); before the target has a completed trial
+    the one whose best configuration the sources agree on most is used
+    (:meth:`MultiSourceDeltaBORecipe.consensus_scores`). ``options``: those of :func:`deltabo`, shared by
     every source's model. With one source this is :func:`deltabo` exactly."""
     check_space(space)
     if isinstance(sources, str | bytes) or not isinstance(sources, Sequence) or not sources:
@@ -304,8 +305,9 @@ class MultiSourceDeltaBORecipe:
     completed trials as :class:`DeltaBORecipe` fits it, and scored by the log density of the
     target's values under it, :meth:`DeltaBORecipe.log_evidence` (on the values' own scale, so
     the sources' different standardisations do not matter). The source with the highest score
-    is used; ties (in particular before any target trial, when every score is 0) go to the
-    earlier source. The scores are a pure function of the history and the seed, so a resumed
+    is used; ties go to the earlier source. Before any target trial there is no evidence: the
+    source whose best configuration the sources' models rate highest on average
+    (:meth:`consensus_scores`) is used, and its best configuration is the first trial. The scores are a pure function of the history and the seed, so a resumed
     study chooses as the uninterrupted one did. A source whose good region is good on the target
     predicts the target's values with a small difference ``delta`` and wins; a misleading
     source needs a large ``delta`` and loses once a few target values contradict it. With one
@@ -322,17 +324,37 @@ class MultiSourceDeltaBORecipe:
         self.recipes = [DeltaBORecipe(space, s, options) for s in sources]
 
     def __call__(self, domain: Domain, seed: int) -> Policy:
-        return self.recipes[0](domain, seed)
+        return self.recipes[self.choose(np.zeros((0, self.space.dim)), np.zeros(0), seed)](
+            domain, seed
+        )
 
     def log_evidences(self, X: FloatArray, values: FloatArray, seed: int) -> FloatArray:
         """``(n_sources,)``: every source's :meth:`DeltaBORecipe.log_evidence` of the target's
         trials ``X (n, d)``, ``values (n,)``."""
         return np.array([r.log_evidence(X, values, seed) for r in self.recipes])
 
+    def consensus_scores(self) -> FloatArray:
+        """``(n_sources,)``: for each source ``k``, the mean over every source ``j`` of ``j``'s
+        posterior mean of ``g_j`` (its fixed model, on its standardised scale) at ``k``'s best
+        observation: how good ``k``'s best configuration is believed to be on all of them."""
+        bests = np.array([r.X_source[int(np.argmax(r.y_source))] for r in self.recipes])
+        o = self.options
+        kernel = Matern(np.full(self.space.dim, o.source_lengthscale), 1.0, nu=2.5)
+        means = [
+            source_posterior(kernel, o.source_noise_var, r.X_source, r.y_source, bests)[0]
+            for r in self.recipes
+        ]
+        return np.asarray(np.mean(means, axis=0), dtype=float)
+
     def choose(self, X: FloatArray, values: FloatArray, seed: int) -> int:
-        """Index of the source the decision rule picks (the first of the highest scores)."""
-        if len(self.recipes) == 1 or np.asarray(values).size == 0:
+        """Index of the source the decision rule picks (the first of the highest scores).
+        Before the target has a completed trial there is no evidence: the source whose best
+        configuration the sources agree on most (:meth:`consensus_scores`; its best is then
+        the first trial)."""
+        if len(self.recipes) == 1:
             return 0
+        if np.asarray(values).size == 0:
+            return int(np.argmax(self.consensus_scores()))
         return int(np.argmax(self.log_evidences(X, values, seed)))
 
     def prepare(self, X: FloatArray, values: FloatArray, seed: int) -> Prepared:
