@@ -8,11 +8,13 @@
 #                            (hours; resumable store)
 #   make bench-peers      -> installs HEBO and SMAC3 (bench-quality's peers) into .venv
 #   make bench-lifelong   -> installs the `bench` extra, LIBOSampler over families of studies
-#                            against Optuna's samplers and a warm start (resumable store)
+#                            against Optuna's samplers, a warm start and the transfer peers
+#                            (resumable store)
 #   make bench-transfer   -> DeltaBOSampler on related pairs of tuning tasks against Optuna's
 #                            samplers and an enqueue warm start (about 30 minutes)
-#   make bench-loto       -> transfer, leave one task out: DeltaBOSampler against Meta-Learn TPE, a
-#                            warm start and Optuna's samplers on every data set as the target
+#   make bench-loto       -> transfer, leave one task out: DeltaBOSampler against Meta-Learn TPE,
+#                            BoTorch's multi-task GP, RGPE, a warm start and Optuna's samplers on
+#                            every data set as the target (the multi-task GP alone takes hours)
 #   make bench-multiobjective -> MultiTaskSampler against Optuna's multi-objective samplers
 #                            (hours; resumable store)
 #   make docs             -> installs the `docs` extra, builds the documentation site (Sphinx) into

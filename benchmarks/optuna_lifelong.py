@@ -37,7 +37,13 @@ whole family; the others either start every study from scratch or warm-start it 
     (``best_params``) of each earlier study of its own run, most recent first, duplicates
     dropped, at most ``min(10, n // 2)`` of them (so the GP keeps at least half the budget),
     then ``GPSampler(seed=seed_s)``; the enqueued trials count in the ``n`` trials (and in
-    ``GPSampler``'s 10 random startup trials).
+    ``GPSampler``'s 10 random startup trials);
+  - the transfer peers of :mod:`benchmarks.transfer_loto`, each given every earlier study of
+    its run as sources (:func:`earlier_studies`): ``meta-tpe`` (OptunaHub's Meta-Learn TPE,
+    from a local registry copy), ``mtgp`` (BoTorch's ``MultiTaskGP``), ``rgpe`` (RGPE) and
+    ``deltabo`` (``DeltaBOSampler`` with several sources); the first study, with nothing
+    earlier, runs TPE, ``GPSampler``, ``GPSampler`` and ``GPUCBSampler`` respectively. A peer
+    whose package or registry copy is missing is left out of the default selection, saying why.
 
 * **Metrics**, per (family, sampler, seed) run of ``S`` studies x ``n`` trials: the simple
   regret of study ``s`` after ``t`` trials, ``r_s(t) = min(f_s(x_1), ..., f_s(x_t)) - f_s*``
