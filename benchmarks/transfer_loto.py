@@ -243,7 +243,8 @@ def meta_tpe_available() -> str | None:
     if not meta_tpe_file().is_file():
         return (
             f"no {META_TPE_PACKAGE} under {registry_root()}: put a copy of the "
-            "optuna/optunahub-registry repository there (or pass --optunahub-registry)"
+            f"optuna/optunahub-registry repository there (or set {REGISTRY_ENV}, or pass "
+            "--optunahub-registry to benchmarks.transfer_loto)"
         )
     return None
 

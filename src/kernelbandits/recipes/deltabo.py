@@ -287,8 +287,8 @@ def multi_source_deltabo(
     :class:`~kernelbandits.campaign.Campaign`, trials or
     :class:`~kernelbandits.recipes.Observations`); before the target has a completed trial
     the one whose best configuration the sources agree on most is used
-    (:meth:`MultiSourceDeltaBORecipe.consensus_scores`). ``options``: those of :func:`deltabo`, shared by
-    every source's model. With one source this is :func:`deltabo` exactly."""
+    (:meth:`MultiSourceDeltaBORecipe.consensus_scores`). ``options``: those of :func:`deltabo`,
+    shared by every source's model. With one source this is :func:`deltabo` exactly."""
     check_space(space)
     if isinstance(sources, str | bytes) or not isinstance(sources, Sequence) or not sources:
         raise ValueError("sources must be a non-empty sequence of sources")
@@ -307,8 +307,9 @@ class MultiSourceDeltaBORecipe:
     the sources' different standardisations do not matter). The source with the highest score
     is used; ties go to the earlier source. Before any target trial there is no evidence: the
     source whose best configuration the sources' models rate highest on average
-    (:meth:`consensus_scores`) is used, and its best configuration is the first trial. The scores are a pure function of the history and the seed, so a resumed
-    study chooses as the uninterrupted one did. A source whose good region is good on the target
+    (:meth:`consensus_scores`) is used, and its best configuration is the first trial. The
+    scores are a pure function of the history and the seed, so a resumed study chooses as the
+    uninterrupted one did. A source whose good region is good on the target
     predicts the target's values with a small difference ``delta`` and wins; a misleading
     source needs a large ``delta`` and loses once a few target values contradict it. With one
     source the recipe is :class:`DeltaBORecipe` (the paper's DeltaBO, Alg. 1 of Lin et al.,
