@@ -35,22 +35,15 @@ from typing import Any
 
 import numpy as np
 from optuna.distributions import BaseDistribution, FloatDistribution, IntDistribution
-from optuna.samplers import BaseSampler, RandomSampler
-from optuna.study import Study, StudyDirection
+from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
+from benchmarks.harness.source_studies import SourceStudiesSampler, study_sign
 from kernelbandits.integrations.optuna import search_space_from_distributions
 from kernelbandits.space import Int, SearchSpace
 
 #: the exhaustive search over the lattice is used up to this many points
 MAX_LATTICE = 100_000
-
-
-def _supported(dist: BaseDistribution) -> bool:
-    """A float or an integer without a step (what the leave-one-out tables suggest)."""
-    if isinstance(dist, IntDistribution):
-        return dist.step == 1
-    return isinstance(dist, FloatDistribution) and dist.step is None
 
 
 def lattice(space: SearchSpace) -> np.ndarray | None:
@@ -68,39 +61,27 @@ def lattice(space: SearchSpace) -> np.ndarray | None:
     )
 
 
-class MultiTaskGPSampler(BaseSampler):
-    """BoTorch's ``MultiTaskGP`` + ``qLogExpectedImprovement`` over the target and
+class MultiTaskGPSampler(SourceStudiesSampler):
+    """BoTorch's ``MultiTaskGP`` + ``LogExpectedImprovement`` over the target and
     ``source_studies`` (finished studies of the same parameters; see the module docstring)."""
 
     def __init__(
         self, source_studies: Sequence[Study], *, seed: int, n_startup_trials: int = 1
     ) -> None:
-        if not source_studies:
-            raise ValueError("MultiTaskGPSampler needs at least one source study")
+        super().__init__(source_studies, seed)
         if n_startup_trials < 1:
             raise ValueError("n_startup_trials must be at least 1 (MultiTaskGP needs target data)")
-        self.sources = [
-            s.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) for s in source_studies
-        ]
-        self.source_signs = [_sign(s) for s in source_studies]
         self.seed, self.n_startup_trials = int(seed), int(n_startup_trials)
         self.fit_failures = 0
-        self._random = RandomSampler(seed=seed)
         self._lattice: dict[tuple[str, ...], np.ndarray | None] = {}
         self._hyperparameters: dict[str, Any] | None = None  # the last fit's, warm start
 
-    def infer_relative_search_space(
-        self, study: Study, trial: FrozenTrial
-    ) -> dict[str, BaseDistribution]:
-        """The sources' common parameters (floats and step-1 integers)."""
-        first = self.sources[0][0].distributions if self.sources[0] else {}
-        return {
-            name: dist
-            for name, dist in sorted(first.items())
-            if _supported(dist)
-            and not dist.single()
-            and all(t.distributions.get(name) == dist for s in self.sources for t in s)
-        }
+    @staticmethod
+    def supports(dist: BaseDistribution) -> bool:
+        """A float or an integer without a step (what the leave-one-out tables suggest)."""
+        if isinstance(dist, IntDistribution):
+            return dist.step == 1
+        return isinstance(dist, FloatDistribution) and dist.step is None
 
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
@@ -116,20 +97,8 @@ class MultiTaskGPSampler(BaseSampler):
             return {}
         space = search_space_from_distributions(search_space)
         assert space is not None
-        u = self._propose(space, done, _sign(study), trial.number)
+        u = self._propose(space, done, study_sign(study), trial.number)
         return space.decode(u)
-
-    def sample_independent(
-        self,
-        study: Study,
-        trial: FrozenTrial,
-        param_name: str,
-        param_distribution: BaseDistribution,
-    ) -> Any:
-        return self._random.sample_independent(study, trial, param_name, param_distribution)
-
-    def reseed_rng(self) -> None:
-        self._random.reseed_rng()
 
     # -- the BoTorch model --------------------------------------------------------------------
     def _training_data(
@@ -139,7 +108,7 @@ class MultiTaskGPSampler(BaseSampler):
         values made larger-is-better ``(n,)``; sources are tasks ``0..K-1``, the target ``K``."""
         rows, values = [], []
         for task, (trials, sign) in enumerate(
-            [*zip(self.sources, self.source_signs, strict=True), (target, target_sign)]
+            [*zip(self.source_trials, self.source_signs, strict=True), (target, target_sign)]
         ):
             for t in trials:
                 if t.value is None or not all(n in t.params for n in space.names):
@@ -163,7 +132,7 @@ class MultiTaskGPSampler(BaseSampler):
 
         torch.manual_seed(int(np.random.SeedSequence([self.seed, number]).generate_state(1)[0]))
         X, y = self._training_data(space, target, target_sign)
-        k = len(self.sources)
+        k = len(self.source_trials)
         train_x = torch.tensor(X, dtype=torch.double)
         train_y = torch.tensor(y, dtype=torch.double).unsqueeze(-1)
         model = MultiTaskGP(train_x, train_y, task_feature=-1, output_tasks=[k])
@@ -195,11 +164,6 @@ class MultiTaskGPSampler(BaseSampler):
         bounds = torch.stack([torch.zeros(space.dim), torch.ones(space.dim)]).double()
         cand, _ = optimize_acqf(acqf, bounds=bounds, q=1, num_restarts=10, raw_samples=512)
         return np.asarray(cand[0].detach().numpy(), dtype=float)
-
-
-def _sign(study: Study) -> float:
-    """+1 for a maximised study, -1 for a minimised one (single objective)."""
-    return 1.0 if study.direction == StudyDirection.MAXIMIZE else -1.0
 
 
 __all__ = ["MAX_LATTICE", "MultiTaskGPSampler", "lattice"]

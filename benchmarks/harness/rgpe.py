@@ -77,13 +77,13 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from optuna.distributions import BaseDistribution, FloatDistribution, IntDistribution
-from optuna.samplers import BaseSampler, RandomSampler
-from optuna.study import Study, StudyDirection
+from optuna.distributions import BaseDistribution
+from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 from scipy.linalg import cho_solve
 from threadpoolctl import threadpool_limits
 
+from benchmarks.harness.source_studies import SourceStudiesSampler, study_sign
 from kernelbandits._random import SeedLike
 from kernelbandits.acquisition import (
     BoxOptimizer,
@@ -357,18 +357,6 @@ def fit_gp(X: FloatArray, values: FloatArray, seed: int, *, history: bool) -> GP
 
 
 # -- the Optuna sampler ----------------------------------------------------------------------------
-def _supported(dist: BaseDistribution) -> bool:
-    """A float or an integer distribution (log and step allowed)."""
-    return isinstance(dist, FloatDistribution | IntDistribution)
-
-
-def _sign(study: Study) -> float:
-    """+1 for a maximised study, -1 for a minimised one (single objective)."""
-    if len(study.directions) != 1:
-        raise ValueError("RGPESampler supports single-objective studies only")
-    return 1.0 if study.direction == StudyDirection.MAXIMIZE else -1.0
-
-
 def _observations(
     trials: Sequence[FrozenTrial], search_space: dict[str, BaseDistribution], space: SearchSpace
 ) -> tuple[list[FrozenTrial], FloatArray]:
@@ -432,7 +420,7 @@ class _Sources:
             self.lattice_var = np.array([s[1] for s in stats])
 
 
-class RGPESampler(BaseSampler):
+class RGPESampler(SourceStudiesSampler):
     """RGPE (Feurer, Letham & Bakshy 2018) over the target and ``source_studies``, finished
     studies of the same parameters (see the module docstring).
 
@@ -460,38 +448,16 @@ class RGPESampler(BaseSampler):
         n_startup_trials: int = 1,
         max_lattice: int = MAX_LATTICE,
     ) -> None:
-        if not source_studies:
-            raise ValueError("RGPESampler needs at least one source study")
+        super().__init__(source_studies, seed)
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"seed must be an integer >= 0; got {seed!r}")
         if n_samples < 1 or n_startup_trials < 0 or max_lattice < 1:
             raise ValueError("n_samples and max_lattice must be >= 1, n_startup_trials >= 0")
-        self.source_trials = [
-            s.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) for s in source_studies
-        ]
-        self.source_signs = [_sign(s) for s in source_studies]
         self.seed, self.n_samples = int(seed), int(n_samples)
         self.n_startup_trials, self.max_lattice = int(n_startup_trials), int(max_lattice)
-        self._random = RandomSampler(seed=seed)
         self._sources: dict[tuple[tuple[str, str], ...], _Sources] = {}
         self.last_weights: FloatArray | None = None
         self.last_losses: NDArray[np.int64] | None = None
-
-    # -- BaseSampler -----------------------------------------------------------------------------
-    def infer_relative_search_space(
-        self, study: Study, trial: FrozenTrial
-    ) -> dict[str, BaseDistribution]:
-        """The sources' common parameters (floats and integers)."""
-        trials = [t for ts in self.source_trials for t in ts]
-        if not trials:
-            return {}
-        return {
-            name: dist
-            for name, dist in sorted(trials[0].distributions.items())
-            if _supported(dist)
-            and not dist.single()
-            and all(t.distributions.get(name) == dist for t in trials)
-        }
 
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
@@ -504,23 +470,11 @@ class RGPESampler(BaseSampler):
         kept, X = _observations(target_trials, search_space, space)
         if len(kept) < self.n_startup_trials:
             return {}
-        values = _sign(study) * np.array([float(t.value) for t in kept])  # type: ignore[arg-type]
+        values = study_sign(study) * np.array([float(t.value) for t in kept])  # type: ignore[arg-type]
         with threadpool_limits(1, user_api="blas"):  # many small solves: one thread is faster
             u = self._propose(space, search_space, X, values, trial.number)
         config = space.decode(u)
         return {n: _external(search_space[n], config[n]) for n in space.names}
-
-    def sample_independent(
-        self,
-        study: Study,
-        trial: FrozenTrial,
-        param_name: str,
-        param_distribution: BaseDistribution,
-    ) -> Any:
-        return self._random.sample_independent(study, trial, param_name, param_distribution)
-
-    def reseed_rng(self) -> None:
-        self._random.reseed_rng()
 
     # -- the model ----------------------------------------------------------------------------
     def _sources_for(
