@@ -1,6 +1,7 @@
 """DeltaBO from several sources: the evidence of a source's model against an independent joint
-Gaussian computation, the decision rule on a helpful and a misleading source, and the
-single-source special case."""
+Gaussian computation, the decision rule on a helpful and a misleading source and on sources
+that each saw half the domain (the pool), the pooled sources and their consensus first trial,
+and the single-source special case."""
 
 from __future__ import annotations
 
@@ -8,15 +9,16 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
-from kernelbandits.domains import Grid
+from kernelbandits.domains import Box, Grid
 from kernelbandits.recipes import MultiSourceDeltaBORecipe, Observations, deltabo
 from kernelbandits.recipes import multi_source_deltabo as msd
+from kernelbandits.recipes.deltabo import pooled_sources
 from kernelbandits.space import Float, SearchSpace
 
 SPACE = SearchSpace([Float("x", 0.0, 1.0)])
 
 
-def f(x: np.ndarray) -> np.ndarray:  # the target, maximised at 0.7
+def f(x: np.ndarray) -> np.ndarray:  # the target, largest near 0.27 on [0, 1]
     return np.sin(6.0 * x) * np.exp(-((x - 0.7) ** 2))
 
 
@@ -58,7 +60,7 @@ def test_the_helpful_source_is_chosen_whatever_its_position() -> None:
     for sources, helpful_at in (([HELPFUL, MISLEADING], 0), ([MISLEADING, HELPFUL], 1)):
         recipe = msd(SPACE, sources)
         scores = recipe.log_evidences(X_T, V_T, 0)
-        assert scores[helpful_at] > scores[1 - helpful_at] + 1.0
+        assert scores[helpful_at] > max(scores[1 - helpful_at], scores[2]) + 1.0
         assert recipe.choose(X_T, V_T, 0) == helpful_at
 
 
@@ -67,12 +69,28 @@ def _matern52(a: np.ndarray, b: np.ndarray, lengthscale: float) -> np.ndarray:
     return (1.0 + r + r * r / 3.0) * np.exp(-r)
 
 
+def test_the_pool_standardises_each_source_then_takes_the_mean_scale() -> None:
+    """Pooled value = mean(m_k) + mean(sd_k) (v - m_k) / sd_k, larger is better, one row per
+    source observation; a source in other units does not dominate."""
+    big = Observations(HELPFUL.params, 1000.0 * f(XS) + 50.0, "minimize", "big, minimised")
+    pooled = pooled_sources([HELPFUL, big])
+    z = [(v - v.mean()) / v.std() for v in (HELPFUL.values, -big.values)]
+    m = np.mean([HELPFUL.values.mean(), -big.values.mean()])
+    sd = np.mean([HELPFUL.values.std(), big.values.std()])
+    np.testing.assert_allclose(pooled.values, m + sd * np.concatenate(z), rtol=1e-12)
+    assert pooled.direction == "maximize" and pooled.params == HELPFUL.params + big.params
+    with pytest.raises(ValueError, match="at least one source"):
+        pooled_sources([])
+
+
 def test_before_any_target_trial_the_sources_agree_on_the_first_source() -> None:
     """No evidence yet: the source whose best configuration the sources' models rate highest
     on average (two sources share a landscape, the third is its opposite), checked against
-    the GP posterior means written out by hand (Matern-5/2, lengthscale 0.2, noise 1e-2)."""
+    the GP posterior means written out by hand (Matern-5/2, lengthscale 0.2, noise 1e-2); the
+    first trial is that source's best configuration."""
     other = observations(XS, 0.5 * f(XS) - 3.0, "other")  # HELPFUL's landscape, other units
     recipe = msd(SPACE, [MISLEADING, HELPFUL, other])
+    assert recipe.pooled is not None and recipe.candidates[-1] is recipe.pooled
     bests = np.array([r.X_source[np.argmax(r.y_source), 0] for r in recipe.recipes])
     by_hand = np.mean(
         [
@@ -88,6 +106,31 @@ def test_before_any_target_trial_the_sources_agree_on_the_first_source() -> None
     np.testing.assert_allclose(recipe.consensus_scores(), by_hand, rtol=1e-8, atol=1e-10)
     assert np.argmax(by_hand) in (1, 2) and by_hand[0] < min(by_hand[1:])
     assert recipe.choose(np.zeros((0, 1)), np.zeros(0), 0) == int(np.argmax(by_hand))
+    first = recipe(Box([0.0], [1.0]), 0).ask()
+    assert first[0] == pytest.approx(bests[int(np.argmax(by_hand))], abs=1e-12)
+
+
+def test_the_pool_wins_when_each_source_errs_somewhere_else() -> None:
+    """Two earlier studies of the target's landscape, each with a spurious bump of its own (at
+    0.1 and at 0.85) and each observed on every other point: the pool halves both bumps and
+    sees every point, and explains the target's trials better than either source; the pool's
+    policy is then the single-source policy on the pooled observations."""
+
+    def bump(x: np.ndarray, at: float) -> np.ndarray:
+        return 0.5 * np.exp(-0.5 * ((x - at) / 0.08) ** 2)
+
+    a, b = XS[::2], XS[1::2]
+    halves = [observations(a, f(a) + bump(a, 0.1), "a"), observations(b, f(b) + bump(b, 0.85), "b")]
+    recipe = msd(SPACE, halves)
+    scores = recipe.log_evidences(X_T, V_T, 0)
+    assert scores.shape == (3,) and scores[2] > max(scores[:2]) + 1.0
+    assert recipe.choose(X_T, V_T, 0) == 2
+    grid = Grid(np.linspace(0.0, 1.0, 41)[:, None])
+    a = recipe.prepare(X_T, V_T, 3).factory(grid, 5)
+    b = deltabo(SPACE, pooled_sources(halves)).prepare(X_T, V_T, 3).factory(grid, 5)
+    for p in (a, b):
+        p.tell_many(X_T, recipe.prepare(X_T, V_T, 3).values)
+    np.testing.assert_array_equal(a.mean_sd(grid.points)[0], b.mean_sd(grid.points)[0])
 
 
 def test_evidence_is_a_density_of_the_values_in_their_own_units() -> None:

@@ -9,7 +9,7 @@ takes one as its ``policy``; the Optuna samplers
 :func:`gp`, :func:`gp_ucb`          exact GP, EI (default) / UCB / TS, MAP hyperparameters
 :func:`bkb`                         BKB, a Nystrom-sketched GP-UCB for long campaigns
 :func:`deltabo`                     DeltaBO's fitted transfer model from a ``source`` task
-:func:`multi_source_deltabo`        DeltaBO from several sources, the one the target favours
+:func:`multi_source_deltabo`        DeltaBO from several sources: one, or all pooled, by evidence
 :func:`libo`                        LIBO's meta-learned prior from ``previous_studies``
 :func:`multitask_model`             the MT-KB ICM model (task matrix, hyperparameters)
 =================================  ===========================================================

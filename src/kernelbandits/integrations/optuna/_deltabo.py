@@ -186,12 +186,14 @@ class DeltaBOSampler(RecipeSampler):
         The source is read once, here (a study's storage is not read again).
 
         **Several sources**: a list (or tuple) of studies and/or array mappings, in order of
-        preference. At every refit the sampler fits one transfer model per source and uses the
-        one under which the target's values are most likely
-        (:class:`~kernelbandits.recipes.deltabo.MultiSourceDeltaBORecipe`: Bayesian model
-        selection at the fitted hyperparameters; before a target trial completes, the first
-        source). Each source is checked against the target as a single one is; errors name
-        it (``source k``). With a list of one study the sampler is the single-source one.
+        preference. At every refit the sampler fits one transfer model per source and one on
+        all the sources pooled, and uses the one under which the target's values are most
+        likely (:class:`~kernelbandits.recipes.deltabo.MultiSourceDeltaBORecipe`: Bayesian
+        model selection at the fitted hyperparameters; before a target trial completes, the
+        source whose best configuration the sources agree on most, and that configuration is
+        the first trial). Each source is
+        checked against the target as a single one is; errors name it (``source k``). With a
+        list of one study the sampler is the single-source one.
     seed, independent_sampler
         As in :class:`GPBOSampler`.
     **options
