@@ -131,6 +131,8 @@ OURS = "libo"
 WARM = "warm-start"
 PER_STUDY_OPTUNA = ("optuna-gp", "optuna-tpe")
 VERDICT_RIVALS = (*PER_STUDY_OPTUNA, WARM)
+#: our samplers for a stream of studies, each judged against every peer (:func:`verdict`)
+OURS_STREAM = (OURS, "deltabo")
 
 
 # -- families -----------------------------------------------------------------------------------
@@ -608,33 +610,44 @@ def study_table(name: str, cells: Mapping[str, Runs]) -> str:
 
 
 def verdict(cells: Mapping[str, Mapping[str, Runs]]) -> str:
-    """The verdict line: on how many families ``libo``'s mean cumulative regret is below the
-    means of every per-study Optuna sampler and of the warm start (and the same on the area)."""
+    """The verdict: for each of our samplers for a stream of studies (:data:`OURS_STREAM`), on
+    how many families its mean cumulative regret is below the means of every peer run there
+    (the per-study Optuna samplers and the warm start, which every family needs, and the
+    transfer peers that were run), and the same on the area under the curves."""
     stats = {"cumulative regret": Runs.cumulative, "area": Runs.area}
-    below: Counter[str] = Counter()
-    rows = []
-    for f, c in cells.items():
-        if OURS not in c or not all(r in c for r in VERDICT_RIVALS):
+    lines: list[str] = []
+    for ours in OURS_STREAM:
+        below: Counter[str] = Counter()
+        rows = []
+        for f, c in cells.items():
+            if ours not in c or not all(r in c for r in VERDICT_RIVALS):
+                continue
+            peers = [*VERDICT_RIVALS, *(p for p in TRANSFER_PEERS if p in c)]
+            parts = []
+            for what, stat in stats.items():
+                means = {s: float(stat(c[s]).mean()) for s in (ours, *peers)}
+                best = min(peers, key=means.__getitem__)
+                below[what] += means[ours] < means[best]
+                parts.append(
+                    f"{what}: {ours} {means[ours]:.3g}, best peer {best} {means[best]:.3g}"
+                )
+            rows.append(f"{f} (peers: {', '.join(peers)}): {'; '.join(parts)}")
+        if not rows:
             continue
-        parts = []
-        for what, stat in stats.items():
-            means = {s: float(stat(c[s]).mean()) for s in (OURS, *VERDICT_RIVALS)}
-            best = min(VERDICT_RIVALS, key=means.__getitem__)
-            below[what] += means[OURS] < means[best]
-            parts.append(f"{what}: {OURS} {means[OURS]:.3g}, best rival {best} {means[best]:.3g}")
-        rows.append(f"{f}: {'; '.join(parts)}")
-    if not rows:
-        return f"Verdict: no family has runs of {OURS} and of {', '.join(VERDICT_RIVALS)}."
-    return "\n".join(
-        [
-            f"**LIBOSampler's cumulative regret is below every per-study Optuna sampler and the "
-            f"warm start on {below['cumulative regret']} of {len(rows)} families** (means over "
-            f"seeds; rivals: {', '.join(VERDICT_RIVALS)}); its area under the curves on "
-            f"{below['area']} of {len(rows)}.",
+        lines += [
+            f"**{ours}: cumulative regret below every peer on {below['cumulative regret']} of "
+            f"{len(rows)} families**; area under the curves on {below['area']} of {len(rows)} "
+            "(means over seeds).",
             "",
             *[f"- {r}." for r in rows],
+            "",
         ]
-    )
+    if not lines:
+        return (
+            f"Verdict: no family has runs of {' or '.join(OURS_STREAM)} and of "
+            f"{', '.join(VERDICT_RIVALS)}."
+        )
+    return "\n".join(lines[:-1])
 
 
 def header(

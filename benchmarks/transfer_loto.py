@@ -72,6 +72,7 @@ repository's root::
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -193,14 +194,32 @@ def source_seed(seed: int, task: str) -> int:
     return int(np.random.SeedSequence([seed, zlib.crc32(task.encode())]).generate_state(1)[0])
 
 
-def source_study(family: Family, task: str, seed: int, n_source: int) -> optuna.Study:
-    """A finished study of ``n_source`` TPE trials on data set ``task`` (minimised)."""
+@functools.lru_cache(maxsize=256)
+def _source_trials(
+    family_name: str, task: str, seed: int, n_source: int
+) -> tuple[optuna.trial.FrozenTrial, ...]:
+    """The trials of :func:`source_study`, run once per process: every sampler and setting of
+    a (target, seed) reuses the same source studies (with all other data sets as sources, 11
+    TPE studies of GLMNET took most of a run's time)."""
     study = optuna.create_study(
         study_name=f"source-{task}",
         direction="minimize",
         sampler=optuna.samplers.TPESampler(seed=source_seed(seed, task)),
     )
-    study.optimize(objective_of(family, task), n_trials=n_source)
+    study.optimize(objective_of(get_family(family_name), task), n_trials=n_source)
+    return tuple(study.get_trials(deepcopy=True))
+
+
+def source_study(family: Family, task: str, seed: int, n_source: int) -> optuna.Study:
+    """A finished study of ``n_source`` TPE trials on data set ``task`` (minimised), a fresh
+    in-memory study holding copies of the cached trials (:func:`_source_trials`), so no
+    sampler sees another run's study object."""
+    study = optuna.create_study(
+        study_name=f"source-{task}",
+        direction="minimize",
+        sampler=optuna.samplers.TPESampler(seed=source_seed(seed, task)),
+    )
+    study.add_trials(_source_trials(family.name, task, seed, n_source))
     return study
 
 

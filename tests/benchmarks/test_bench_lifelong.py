@@ -104,7 +104,7 @@ def test_summary_statistics_and_wins(ll: ModuleType) -> None:
     assert ll.checkpoints(30) == [5, 10, 30] and ll.checkpoints(8) == [5, 8]
 
 
-def test_verdict_counts_families_below_every_rival(ll: ModuleType) -> None:
+def test_verdict_counts_families_below_every_peer(ll: ModuleType) -> None:
     def runs(level: float) -> object:
         regret = np.full((2, 2, 3), level)
         return ll.Runs([0, 1], regret, np.ones_like(regret))
@@ -117,8 +117,15 @@ def test_verdict_counts_families_below_every_rival(ll: ModuleType) -> None:
     }
     bad = {**good, "warm-start": runs(0.05)}
     text = ll.verdict({"a": good, "b": bad})
-    assert "warm start on 1 of 2 families**" in text
-    assert "best rival warm-start 0.1" in text  # family b: 2 studies x 0.05
+    assert "**libo: cumulative regret below every peer on 1 of 2 families**" in text
+    assert "best peer warm-start 0.1" in text  # family b: 2 studies x 0.05
+    assert "deltabo" not in text  # not run
+    # a transfer peer that was run counts; deltabo is judged on its own line
+    with_rgpe = {**good, "rgpe": runs(0.08), "deltabo": runs(0.07)}
+    text = ll.verdict({"a": with_rgpe})
+    assert "**libo: cumulative regret below every peer on 0 of 1 families**" in text
+    assert "best peer rgpe 0.16" in text
+    assert "**deltabo: cumulative regret below every peer on 1 of 1 families**" in text
     assert "no family" in ll.verdict({"a": {"libo": runs(0.1)}})
 
 

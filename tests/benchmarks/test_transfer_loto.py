@@ -153,6 +153,25 @@ def test_warm_start_enqueues_the_sources_best(lo: ModuleType) -> None:
     assert rec["values"][0] == pytest.approx(float(table[first["l1_ratio"], first["C"]]))
 
 
+def test_cached_source_studies_equal_a_fresh_tpe_run(lo: ModuleType) -> None:
+    import optuna
+
+    fam = lo.get_family("glmnet")
+    task = fam.tasks[3]
+    fresh = optuna.create_study(
+        direction="minimize", sampler=optuna.samplers.TPESampler(seed=lo.source_seed(4, task))
+    )
+    fresh.optimize(lo.objective_of(fam, task), n_trials=6)
+    a, b = lo.source_study(fam, task, 4, 6), lo.source_study(fam, task, 4, 6)
+    assert a is not b and a.trials[0] is not b.trials[0]  # copies, not one shared study
+    for study in (a, b):
+        assert [t.params for t in study.trials] == [t.params for t in fresh.trials]
+        assert [t.value for t in study.trials] == [t.value for t in fresh.trials]
+    assert [t.params for t in lo.source_study(fam, task, 5, 6).trials] != [
+        t.params for t in fresh.trials
+    ]
+
+
 def test_scratch_runs_are_filed_under_every_setting(lo: ModuleType, tmp_path: Path) -> None:
     fam = lo.get_family("glmnet")
     tasks = lo.tasks_for(["glmnet"], ["optuna-tpe", "deltabo"], 1, 3, 4, n_targets=1)
