@@ -652,7 +652,9 @@ def report(
     families: Sequence[str] | None = None,
     samplers: Sequence[str] | None = None,
     seeds: int | None = None,
+    settings: Sequence[str] = SETTINGS,
 ) -> str:
+    """The page's block: per family, a table per source setting in ``settings``."""
     runs = collect(store, n_trials, n_source, families, samplers, seeds)
     out = [
         command_note(argv, MODULE),
@@ -669,7 +671,7 @@ def report(
     for fam, by_setting in runs.items():
         family = get_family(fam)
         out += ["", f"## {fam}: {family.label}"]
-        for setting in SETTINGS:
+        for setting in settings:
             if setting not in by_setting:
                 continue
             table, targets = setting_table(by_setting[setting], n_trials)
@@ -754,7 +756,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         run_tasks(tasks, args.store.expanduser(), args.jobs)
     text = report(
-        args.store.expanduser(), args.trials, args.n_source, raw, families, samplers, args.seeds
+        args.store.expanduser(),
+        args.trials,
+        args.n_source,
+        raw,
+        families,
+        samplers,
+        args.seeds,
+        args.settings,
     )
     print(text)
     if args.page is not None:

@@ -188,6 +188,9 @@ def test_scratch_runs_are_filed_under_every_setting(lo: ModuleType, tmp_path: Pa
     assert set(runs["all"]) == {"optuna-tpe", "deltabo"}
     text = lo.report(tmp_path, 3, 4, ["--store", "S"])
     assert f"| {fam.tasks[0]} |" in text and "Degradation" in text
+    assert "**Sources: all**" in text
+    only = lo.report(tmp_path, 3, 4, ["--store", "S"], settings=["similar", "dissimilar"])
+    assert "**Sources: similar**" in only and "**Sources: all**" not in only
 
 
 def test_meta_learn_tpe_from_a_local_registry(lo: ModuleType) -> None:

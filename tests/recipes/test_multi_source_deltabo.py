@@ -166,6 +166,30 @@ def test_one_source_is_deltabo_exactly() -> None:
     np.testing.assert_array_equal(a.ask(), b.ask())
 
 
+def test_expected_improvement_is_maximised_on_the_same_model() -> None:
+    """acquisition="ei" (the default): the proposal on a grid is the argmax of the closed-form EI, written
+    out here from the policy's posterior mean and sd, with the incumbent the largest posterior
+    mean at the observed points (EI's argmax does not change under the campaign's affine map
+    of the values); UCB on the same model proposes elsewhere."""
+    from scipy.stats import norm
+
+    grid = Grid(np.linspace(0.0, 1.0, 41)[:, None])
+    X, v = X_T[:3], V_T[:3]  # three trials: here EI and UCB (width 2) part ways
+    prepared = deltabo(SPACE, HELPFUL).prepare(X, v, 3)  # EI, the default
+    policy = prepared.factory(grid, 5)
+    policy.tell_many(X, prepared.values)
+    mean, sd = policy.mean_sd(grid.points)
+    best = policy.mean_sd(X)[0].max()
+    z = (mean - best) / sd
+    ei = (mean - best) * norm.cdf(z) + sd * norm.pdf(z)
+    np.testing.assert_array_equal(policy.ask(), grid.points[int(np.argmax(ei))])
+    ucb = deltabo(SPACE, HELPFUL, acquisition="ucb").prepare(X, v, 3).factory(grid, 5)
+    ucb.tell_many(X, prepared.values)
+    assert not np.array_equal(ucb.ask(), policy.ask())
+    with pytest.raises(ValueError, match="acquisition must be 'ucb' or 'ei'"):
+        deltabo(SPACE, HELPFUL, acquisition="pi")  # type: ignore[arg-type]
+
+
 def test_bad_sources() -> None:
     with pytest.raises(ValueError, match="non-empty sequence"):
         msd(SPACE, [])

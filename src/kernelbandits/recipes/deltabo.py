@@ -57,6 +57,7 @@ __all__ = [
 
 Model = Literal["deltabo", "joint"]
 Hyperparameters = Literal["fixed", "map", "map+source"]
+TransferAcquisition = Literal["ucb", "ei"]
 
 
 def source_scale(values: FloatArray) -> tuple[FloatArray, float, float]:
@@ -91,6 +92,7 @@ class DeltaBOOptions:
     source_noise_var: float = 1e-2
     model: Model = "joint"
     hyperparameters: Hyperparameters = "map"
+    acquisition: TransferAcquisition = "ei"
 
     def __post_init__(self) -> None:
         for name in (
@@ -105,6 +107,8 @@ class DeltaBOOptions:
             object.__setattr__(self, name, check_positive(getattr(self, name), name))
         if self.model not in ("deltabo", "joint"):
             raise ValueError(f"model must be 'deltabo' or 'joint'; got {self.model!r}")
+        if self.acquisition not in ("ucb", "ei"):
+            raise ValueError(f"acquisition must be 'ucb' or 'ei'; got {self.acquisition!r}")
         if self.hyperparameters not in ("fixed", "map", "map+source"):
             raise ValueError(
                 "hyperparameters must be 'fixed', 'map' or 'map+source'; "
@@ -125,6 +129,7 @@ def deltabo(
     source_noise_var: float = 1e-2,
     model: Model = "joint",
     hyperparameters: Hyperparameters = "map",
+    acquisition: TransferAcquisition = "ei",
 ) -> DeltaBORecipe:
     """DeltaBO's transfer model on the unit box of ``space``, from ``source``.
 
@@ -135,7 +140,8 @@ def deltabo(
         :class:`~kernelbandits.campaign.Trial` (maximised) or
         :class:`~kernelbandits.recipes.Observations`. Its values must go the same way as the
         campaign's (both maximised or both minimised).
-    beta : UCB width multiplier ``sqrt(beta_t)`` of eq. 7 (constant).
+    beta : UCB width multiplier ``sqrt(beta_t)`` of eq. 7 (constant; with
+        ``acquisition="ucb"``).
     hyperparameters : ``"map"`` (default): the difference model (``k_delta``, Matern-5/2 ARD,
         the target noise and a task scale ``rho``, ``f = rho (g + delta)``) fitted by type-II
         MAP on the target's residuals under the source posterior
@@ -151,6 +157,10 @@ def deltabo(
     model : ``"joint"`` (default): the exact posterior of ``f`` given source and target
         (:class:`~kernelbandits.policies.transfer.JointGPUCB`); ``"deltabo"``: Alg. 1 as
         printed (:class:`~kernelbandits.policies.transfer.DeltaBO`).
+    acquisition : ``"ei"`` (default): expected improvement on the model of ``f`` (``beta``
+        unused); ``"ucb"``: eq. 7 of the paper, the upper confidence bound with width ``beta``.
+        The measurements behind the default are in
+        :class:`~kernelbandits.integrations.optuna.DeltaBOSampler`.
 
     See :class:`~kernelbandits.integrations.optuna.DeltaBOSampler` for the measurements behind
     the defaults. ``ValueError`` for a source that is empty or outside ``space``.
@@ -166,6 +176,7 @@ def deltabo(
         source_noise_var,
         model,
         hyperparameters,
+        acquisition,
     )
     observations = as_observations(source, "source")
     if observations.values.size == 0:
@@ -259,7 +270,7 @@ class DeltaBORecipe:
         # the campaign tells z = (v - m_t) / sd_t; the model wants (v - m_s) / (sd_s rho)
         # (the source's scale, divided by the task scale rho of fit_delta)
         outcome = Affine(sd_t / (sd_s * rho), (m_t - m_s) / (sd_s * rho))
-        beta, space, optimizer = o.beta, self.space, self.optimizer
+        beta, space, optimizer, acquisition = o.beta, self.space, self.optimizer, o.acquisition
 
         def factory(domain: Domain, policy_seed: int) -> Policy:
             check_domain(space, domain)
@@ -269,8 +280,9 @@ class DeltaBORecipe:
                 model.source_kernel,
                 model.delta_kernel,
                 model.noise_var,
-                beta=beta,
+                beta=beta if acquisition == "ucb" else None,
                 seed=policy_seed,
+                acquisition=acquisition,
                 optimizer=optimizer,
             )
             return AffineOutcome(policy, outcome.scale, outcome.shift)
