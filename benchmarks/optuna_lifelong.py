@@ -1,4 +1,5 @@
-"""Lifelong tuning: LIBOSampler against what an Optuna user does today, study after study.
+"""Lifelong tuning: LIBOSampler and DeltaBOSampler over the earlier studies against what an
+Optuna user does today and the transfer peers, study after study.
 
 What is measured: a *family* of studies, one model tuned on one data set after another, run in
 sequence in one in-memory Optuna storage. ``LIBOSampler`` (LIBO, Schur et al. 2023: META-KGL
@@ -55,8 +56,10 @@ whole family; the others either start every study from scratch or warm-start it 
   cumulative regret is lower / equal (within 1e-12) / higher. Wall time per trial: the time
   around ``study.optimize(objective, n_trials=1)`` (the lookup costs microseconds), mean over
   all trials and over the last study's (LIBO's META-KGL grows with the family).
-  Verdict: ``libo``'s mean cumulative regret below the means of ``optuna-gp``, ``optuna-tpe``
-  and ``warm-start`` (``kb-gp`` is ours and is left out of it).
+  Verdict, for each of our samplers for a stream (``libo``, and ``deltabo`` over the earlier
+  studies): its mean cumulative regret (and area) below the means of every peer run on that
+  family: ``optuna-gp``, ``optuna-tpe``, ``warm-start`` and the transfer peers that were run
+  (``kb-gp`` is ours and is left out of it).
 
 * **Runs** are pinned to one thread (threadpoolctl; spawned workers get ``OMP_NUM_THREADS``
   etc. set to 1 before they import anything); finished runs are appended as JSON lines to

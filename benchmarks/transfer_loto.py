@@ -46,8 +46,9 @@ source is a poor guide?
     as published; two adapters give it back the two private pieces of Optuna 4.1 it relies on
     (:func:`load_meta_learn_tpe`);
   - ``deltabo``: ``DeltaBOSampler(source, seed=seed)`` with its defaults on one source (the
-    paper's DeltaBO), and ``DeltaBOSampler(sources, seed=seed)`` on all of them (``all``: the
-    transfer model built on the source the target's values favour at each refit,
+    paper's DeltaBO model, with expected improvement, the sampler's default), and
+    ``DeltaBOSampler(sources, seed=seed)`` on all of them (``all``: the transfer model built on
+    the source, or on the pooled sources, that the target's values favour at each refit,
     :class:`~kernelbandits.recipes.deltabo.MultiSourceDeltaBORecipe`).
 
 * **Metrics**: the simple regret after 5, 10 and 30 trials (best error so far minus the
