@@ -191,16 +191,16 @@ class DeltaBOSampler(RecipeSampler):
         likely (:class:`~kernelbandits.recipes.deltabo.MultiSourceDeltaBORecipe`: Bayesian
         model selection at the fitted hyperparameters; before a target trial completes, the
         source whose best configuration the sources agree on most, and that configuration is
-        the first trial). Each source is
-        checked against the target as a single one is; errors name it (``source k``). With a
-        list of one study the sampler is the single-source one.
+        the first trial). Each source is checked against the target as a single one is; errors
+        name it (``source k``). With a list of one study the sampler is the single-source one.
     seed, independent_sampler
         As in :class:`GPBOSampler`.
     **options
         The model's settings ``beta``, ``hyperparameters``, ``source_lengthscale``,
         ``delta_lengthscale``, ``tau``, ``offset_sd``, ``noise_var``, ``source_noise_var``,
-        ``model`` and ``acquisition`` (below), with the names and defaults of :func:`kernelbandits.recipes.deltabo`
-        (checked by :class:`~kernelbandits.recipes.deltabo.DeltaBOOptions`; an unknown name is a
+        ``model`` and ``acquisition`` (below), with the names and defaults of
+        :func:`kernelbandits.recipes.deltabo` (checked by
+        :class:`~kernelbandits.recipes.deltabo.DeltaBOOptions`; an unknown name is a
         ``TypeError``).
     beta
         UCB width multiplier ``sqrt(beta_t)`` of eq. 7 (constant), the same meaning and default
