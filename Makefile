@@ -164,7 +164,11 @@ OPTUNAHUB_REGISTRY ?= $(HOME)/optunahub-registry
 
 bench-loto: $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks.transfer_loto --jobs 2 --store $(LOTO_STORE) \
-		--optunahub-registry $(OPTUNAHUB_REGISTRY) --page docs/benchmarks/transfer_loto.md
+		--optunahub-registry $(OPTUNAHUB_REGISTRY) --families hpobench-mlp \
+		--page docs/benchmarks/transfer_loto.md
+	$(BIN)/python -m benchmarks.transfer_loto --jobs 2 --store $(LOTO_STORE) \
+		--optunahub-registry $(OPTUNAHUB_REGISTRY) --families glmnet --targets 12 \
+		--page docs/benchmarks/transfer_loto.md --block transfer-loto-glmnet
 
 bench-multiobjective: $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks.optuna_multiobjective --jobs 2 --trials $(MO_TRIALS) \

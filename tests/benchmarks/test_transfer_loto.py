@@ -172,6 +172,34 @@ def test_cached_source_studies_equal_a_fresh_tpe_run(lo: ModuleType) -> None:
     ]
 
 
+def test_targets_are_the_tables_with_fewest_near_optimal_configurations(lo: ModuleType) -> None:
+    fam = lo.get_family("glmnet")
+    counts = lo.near_optimal_counts(fam)
+    for i, task in enumerate(fam.tasks):  # brute force, one table at a time
+        errors = [float(e) for e in np.ravel(fam.table(task))]
+        assert counts[i] == sum(e <= min(errors) + lo.NEAR_OPTIMAL for e in errors)
+    hardest = lo.hardest_targets(fam, 12)
+    assert len(hardest) == 12 and len(set(hardest)) == 12
+    worst_kept = max(counts[fam.tasks.index(t)] for t in hardest)
+    dropped = [counts[i] for i, t in enumerate(fam.tasks) if t not in hardest]
+    assert min(dropped) >= worst_kept  # no easier table was kept over a harder one
+    assert counts[fam.tasks.index(hardest[0])] < 144 / 10  # a real search problem
+    assert lo.hardest_targets(fam) == sorted(fam.tasks, key=lambda t: counts[fam.tasks.index(t)])
+    assert "the 12 of 53 data sets" in lo.target_note(fam, 12)
+
+
+def test_report_keeps_only_the_chosen_targets(lo: ModuleType, tmp_path: Path) -> None:
+    fam = lo.get_family("glmnet")
+    easy = lo.hardest_targets(fam)[-1]
+    tasks = lo.tasks_for(["glmnet"], ["optuna-tpe"], 1, 3, 4, n_targets=1)
+    tasks.append(lo.Task("glmnet", easy, "none", "optuna-tpe", 0, 3, 4))
+    lo.run_tasks(tasks, tmp_path, jobs=1)
+    everything = lo.collect(tmp_path, 3, 4)["glmnet"]["similar"]["optuna-tpe"]
+    assert set(everything) == {lo.hardest_targets(fam, 1)[0], easy}
+    hard_only = lo.collect(tmp_path, 3, 4, n_targets=1)["glmnet"]["similar"]["optuna-tpe"]
+    assert set(hard_only) == {lo.hardest_targets(fam, 1)[0]}
+
+
 def test_scratch_runs_are_filed_under_every_setting(lo: ModuleType, tmp_path: Path) -> None:
     fam = lo.get_family("glmnet")
     tasks = lo.tasks_for(["glmnet"], ["optuna-tpe", "deltabo"], 1, 3, 4, n_targets=1)
@@ -187,7 +215,7 @@ def test_scratch_runs_are_filed_under_every_setting(lo: ModuleType, tmp_path: Pa
     assert runs["all"]["optuna-tpe"] == runs["similar"]["optuna-tpe"]  # filed under each
     assert set(runs["all"]) == {"optuna-tpe", "deltabo"}
     text = lo.report(tmp_path, 3, 4, ["--store", "S"])
-    assert f"| {fam.tasks[0]} |" in text and "Degradation" in text
+    assert f"| {lo.hardest_targets(fam, 1)[0]} |" in text and "Degradation" in text
     assert "**Sources: all**" in text
     only = lo.report(tmp_path, 3, 4, ["--store", "S"], settings=["similar", "dissimilar"])
     assert "**Sources: similar**" in only and "**Sources: all**" not in only
