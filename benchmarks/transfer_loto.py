@@ -736,7 +736,7 @@ def report(
                 "",
                 table,
             ]
-        if "similar" in by_setting and "dissimilar" in by_setting:
+        if all(st in by_setting and st in settings for st in ("similar", "dissimilar")):
             _, targets = setting_table(by_setting["dissimilar"], n_trials)
             out += [
                 "",
