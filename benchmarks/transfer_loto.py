@@ -586,13 +586,13 @@ def collect(
     for r in load_store(store, STORE_FILE):
         if r["n_trials"] != n_trials or r["n_source"] != n_source:
             continue
-        if r["family"] not in chosen:
-            chosen[r["family"]] = set(hardest_targets(get_family(r["family"]), n_targets))
-        if r["target"] not in chosen[r["family"]]:
-            continue
         if (families is not None and r["family"] not in families) or (
             samplers is not None and r["sampler"] not in samplers
         ):
+            continue
+        if r["family"] not in chosen:
+            chosen[r["family"]] = set(hardest_targets(get_family(r["family"]), n_targets))
+        if r["target"] not in chosen[r["family"]]:
             continue
         if seeds is not None and r["seed"] >= seeds:
             continue
