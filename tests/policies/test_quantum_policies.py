@@ -309,3 +309,46 @@ def test_cli_estimator_flag_picks_the_qiskit_twin(tmp_path):
     args = ["run", "q-synthetic-bernoulli", "--estimator", "qiskit", "--quick", "--seeds", "1"]
     assert main([*args, "--horizon", "300", "--jobs", "1", "--out", str(out), "--json"]) == 0
     assert main(["run", "ll-offline", "--estimator", "qiskit", "--quick"]) == 2  # no twin
+
+
+# -- the authors' own instance ---------------------------------------------------------------
+def test_the_authors_instance_experiments_play_their_function_with_their_features():
+    from kernelbandits.datasets.quantum_authors import load_authors_instance
+    from kernelbandits.experiments import get
+    from kernelbandits.papers.quantum import experiments as qe
+
+    inst = load_authors_instance("synthetic")
+    problem = get("q-authors-synthetic-gaussian-0.3").make_problem(7)
+    np.testing.assert_array_equal(problem.f(inst.points), inst.values)  # every seed: theirs
+    assert problem.noise_std == 0.3
+    ours = qe._rff(problem, 0.1, 1.0, 100, seed=5, published=("synthetic", "Q-GP-UCB"))
+    theirs = inst.features("Q-GP-UCB")
+    np.testing.assert_array_equal(ours(inst.points), theirs(inst.points))
+    drawn = qe._rff(problem, 0.1, 1.0, 100, seed=5)  # without: a draw from the policy seed
+    assert not np.allclose(drawn(inst.points), theirs(inst.points))
+    with pytest.raises(ValueError, match="not SE"):
+        qe._rff(problem, 0.2, 1.0, 100, seed=5, published=("synthetic", "Q-GP-UCB"))
+    automl = get("q-authors-automl-0.05").make_problem(0)
+    np.testing.assert_array_equal(
+        automl.f(load_authors_instance("automl").points), load_authors_instance("automl").values
+    )
+
+
+def test_the_fixed_simulator_seed_is_an_option_of_the_simulation_only():
+    from kernelbandits.papers.quantum import experiments as qe
+    from kernelbandits.quantum.estimators import SimulatedIAE
+
+    est = qe._estimator("simulator", simulator_seed=0)
+    assert isinstance(est, SimulatedIAE) and est.fixed_seed == 0
+    assert qe._estimator("simulator").fixed_seed is None  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="simulation only"):
+        qe._estimator("qiskit", simulator_seed=0)
+
+
+@pytest.mark.parametrize("spec_id", ["q-authors-automl-0.05", "q-automl-pima-sd0.01"])
+def test_the_authors_settings_run_quick(tmp_path, spec_id):
+    from kernelbandits.experiments import get, run_experiment
+
+    result = run_experiment(spec_id, tmp_path, quick=True, n_seeds=1, n_jobs=1)
+    assert not result.failures
+    assert set(result.policies) == set(get(spec_id).policies)

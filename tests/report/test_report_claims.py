@@ -30,6 +30,7 @@ from kernelbandits.report.claims import (
     gap_grows,
     learns,
     lowest,
+    matches_reference,
     not_above,
     plateaus,
     significantly_below,
@@ -395,3 +396,34 @@ def test_the_mean_over_rounds_measure_is_the_area_under_the_recorded_curve() -> 
     )  # fmt: skip
     assert over_rounds().of(trace, "instantaneous") == pytest.approx(0.1875)
     assert over_rounds().label(4, "instantaneous") == "mean of r_t over t = 1..4"
+
+
+def test_matches_reference_is_unpaired_and_needs_a_precise_enough_comparison(make_results) -> None:
+    # ours [9, 11]: mean 10, s.e. 1; reference [9, 11] + shift: s.e. 1, so h = 1.96 sqrt(2)
+    h = 1.96 * np.sqrt(2.0)
+    results = make_results({"e": {"a": final_regrets(9.0, 11.0), "wide": final_regrets(0.0, 40.0)}})
+    asked: list[int] = []
+
+    def reference(shift: float):
+        def at(T: int) -> np.ndarray:
+            asked.append(T)
+            return np.array([9.0, 11.0]) + shift
+
+        return at
+
+    inside = matches_reference("e", "a", reference(h - 0.01), "theirs")(results)
+    assert inside.status == "pass", inside.evidence
+    assert asked == [4]  # the reference is read at our stored horizon
+    assert f"difference {-(h - 0.01):.4g} ± {h:.4g} (95%, unpaired)" in inside.evidence
+    outside = matches_reference("e", "a", reference(h + 0.01), "theirs")(results)
+    assert outside.status == "fail"
+    # a spread too wide to tell: within the noise, but h > 50% of the reference's mean (10)
+    wide = matches_reference("e", "wide", reference(10.0), "theirs")(results)
+    assert wide.status == "fail" and "50% of the reference's mean (10)" in wide.evidence
+    assert matches_reference("e", "wide", reference(10.0), "t", precision=5.0)(results).status == (
+        "pass"
+    )
+    none = matches_reference("e", "a", lambda T: None, "theirs")(results)
+    assert none.status == "missing" and "nothing published at T = 4" in none.evidence
+    absent = matches_reference("e", "nobody", reference(0.0), "theirs")(results)
+    assert absent.status == "missing"

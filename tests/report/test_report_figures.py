@@ -14,6 +14,7 @@ from kernelbandits.report.figures import (
     NOT_RUN,
     Panel,
     PaperFigure,
+    Reference,
     draw_figure,
     get_figure,
     render_figure,
@@ -184,3 +185,31 @@ def test_lifelong_panels_mark_new_tasks(tmp_path) -> None:
     assert fig is not None
     starts = [np.asarray(ln.get_xdata())[0] for ln in fig.axes[0].lines if ln.get_gid() is None]
     assert starts == [steps + 0.5, 2 * steps + 0.5]
+
+
+def test_a_reference_is_drawn_dashed_in_its_policys_colour_up_to_the_horizon(tmp_path) -> None:
+    T = 6
+    results = _results(tmp_path, {"tr-gaussian": {"DeltaBO": _constant(T)}})
+    x = np.array([2.0, 4.0, 6.0, 8.0])  # published beyond our horizon: cut at T
+    published = np.array([[1.0, 2.0, 3.0, 4.0], [3.0, 4.0, 5.0, 6.0]])
+    ref = Reference("DeltaBO (theirs)", lambda: (x, published), like="DeltaBO")
+    fig = render_figure(
+        _one_panel("tr-gaussian", policies=("DeltaBO",), references=(ref,)), results
+    )
+    assert fig is not None
+    ax = fig.axes[0]
+    line = _line(ax, "DeltaBO (theirs)")
+    np.testing.assert_array_equal(line.get_xdata(), x[:3])
+    np.testing.assert_allclose(line.get_ydata(), [2.0, 3.0, 4.0])
+    np.testing.assert_allclose(
+        _band_half_width(ax, "DeltaBO (theirs)", x[:3]), np.sqrt(2) / np.sqrt(2)
+    )
+    assert line.get_linestyle() == "--" and _line(ax, "DeltaBO").get_linestyle() == "-"
+    assert line.get_color() == _line(ax, "DeltaBO").get_color()
+    assert "3 seeds" in ax.get_title()  # the subtitle counts our runs, not the reference's
+    (legend,) = fig.legends
+    styles = {
+        t.get_text(): h.get_linestyle()
+        for t, h in zip(legend.texts, legend.legend_handles, strict=True)
+    }
+    assert styles == {"DeltaBO": "-", "DeltaBO (theirs)": "--"}

@@ -597,9 +597,48 @@ class SimulatedIAE(IterativeAEEstimator):
     count:
         ``"grover"`` (default, Qiskit's ``num_oracle_queries``) or ``"oracle"`` (every
         application of ``A`` or ``A^dagger``); see :func:`charged_queries`.
+    fixed_seed:
+        ``None`` (default): every round draws its shots from the generator passed to
+        :meth:`estimate`. An integer: every round of every estimate draws them from the *same*
+        uniform stream ``u_1..u_n`` of ``numpy.random.default_rng(fixed_seed)``, a shot reading
+        1 iff ``u_j >= 1 - p`` -- the common random numbers of a simulator whose seed is fixed
+        for every job, as the quantum BO authors' code fixes Aer's (``seed_simulator=0``; our
+        stream is numpy's, not Aer's, with the same coupling: the count of ones is a monotone
+        function of ``p``, so two arms measured at the same accuracy are never ranked against
+        their true means by sampling noise in the same round).
     """
 
     name = "simulated-iae"
+
+    def __init__(
+        self,
+        alpha: float | None = None,
+        shots: int | None = None,
+        *,
+        min_ratio: float = 2.0,
+        num_qubits: int = 6,
+        rescaling_factor: float = 1.0,
+        zero_query_fallback: bool = False,
+        count: QueryCount = "grover",
+        fixed_seed: int | None = None,
+    ) -> None:
+        super().__init__(
+            alpha, shots, min_ratio=min_ratio, num_qubits=num_qubits,
+            rescaling_factor=rescaling_factor, zero_query_fallback=zero_query_fallback,
+            count=count,
+        )  # fmt: skip
+        if fixed_seed is not None and (int(fixed_seed) != fixed_seed or fixed_seed < 0):
+            raise ValueError(
+                f"fixed_seed must be a non-negative integer or None; got {fixed_seed!r}"
+            )
+        self.fixed_seed = None if fixed_seed is None else int(fixed_seed)
+        self._streams: dict[int, FloatArray] = {}  # shots -> the fixed uniform stream
+
+    def _fixed_stream(self, n: int) -> FloatArray:
+        """The uniforms ``(n,)`` every round with ``n`` shots reads under ``fixed_seed``."""
+        if n not in self._streams:
+            self._streams[n] = np.random.default_rng(self.fixed_seed).random(n)
+        return self._streams[n]
 
     def run(
         self, reward: RewardDistribution, eps: float, delta: float, rng: np.random.Generator
@@ -614,6 +653,8 @@ class SimulatedIAE(IterativeAEEstimator):
 
         def measure(k: int, n: int) -> int:
             p = float(np.clip(np.sin((2 * k + 1) * theta) ** 2, 0.0, 1.0))
+            if self.fixed_seed is not None:
+                return int(np.count_nonzero(self._fixed_stream(n) >= 1.0 - p))
             return int(rng.binomial(n, p))
 
         outcome = iterative_amplitude_estimation(

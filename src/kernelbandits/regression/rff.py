@@ -100,6 +100,39 @@ class RandomFourierFeatures(FeatureMap):
         self.offsets = gen.uniform(0.0, 2.0 * np.pi, size=M)
         super().__init__(self._phi, M, input_dim=dim)
 
+    @classmethod
+    def from_frequencies(
+        cls,
+        kernel: Kernel,
+        frequencies: ArrayLike,
+        offsets: ArrayLike,
+        normalize: bool = False,
+    ) -> RandomFourierFeatures:
+        """The map with given frequencies ``S (d, M)`` and phases ``b (M,)`` instead of a draw
+        (e.g. a published draw: :mod:`kernelbandits.datasets.quantum_authors`).
+
+        ``kernel`` gives the variance (and the repr); ``ValueError`` on a shape mismatch, a
+        non-finite entry, or an input dimension the kernel contradicts.
+        """
+        base, variance = _unwrap(kernel)
+        S = np.array(frequencies, dtype=float)
+        b = np.array(offsets, dtype=float)
+        if S.ndim != 2 or b.shape != (S.shape[1],) or S.shape[1] < 1:
+            raise ValueError(
+                f"frequencies must be (d, M) and offsets (M,); got {S.shape} and {b.shape}"
+            )
+        if not (np.isfinite(S).all() and np.isfinite(b).all()):
+            raise ValueError("frequencies and offsets must be finite")
+        dim = cls._resolve_dim(base, S.shape[0])
+        self = cls.__new__(cls)
+        self.kernel = kernel
+        self.variance = variance
+        self.normalize = bool(normalize)
+        self.frequencies = S
+        self.offsets = b
+        FeatureMap.__init__(self, self._phi, S.shape[1], input_dim=dim)
+        return self
+
     @staticmethod
     def _resolve_dim(kernel: RBF | Matern, dim: int | None) -> int:
         if dim is None:

@@ -43,6 +43,9 @@ The primitives, each deciding on the means ``m`` of a measure:
   the second half of the rounds than in the first (seed means).
 * :func:`plateaus` -- the curve levels off: the regret added over the last half of the rounds is at
   most 10% of ``R_T``, ``m(R_T - R_{T - floor(T/2)}) <= 0.1 m(R_T)``.
+* :func:`matches_reference` -- our runs agree with another implementation's published runs
+  (different seeds, so unpaired): ``|m(a) - m(ref)| <= h = 1.96 sqrt(se_a^2 + se_ref^2)``, and
+  ``h`` is at most 50% of ``|m(ref)|`` (runs too spread to tell do not pass).
 * :func:`gap_grows` -- the relative advantage ``1 - m(a) / m(b)`` is larger in a second experiment
   (``m(b) > 0`` required in both).
 * :func:`all_of` -- a claim with several parts: missing if any part is, else pass iff all pass.
@@ -538,6 +541,47 @@ def gap_grows(small_exp: str, large_exp: str, a: str, b: str, measure: Measure =
         return _verdict(ok, "; ".join(parts), crit)
 
     return Check(tuple((e, p) for e in exps for p in (a, b)), decide)
+
+
+REFERENCE_PRECISION = 0.5  # matches_reference: the 95% half-width at most 50% of the reference
+
+
+def matches_reference(
+    exp: str, a: str, reference: Callable[[int], FloatArray | None], source: str,
+    precision: float = REFERENCE_PRECISION,
+) -> Check:  # fmt: skip
+    """Pass iff our ``R_T`` of ``a`` agrees with another implementation's published runs within
+    the seeds' noise, ``|m(a) - m(ref)| <= h`` with ``h = 1.96 sqrt(se_a^2 + se_ref^2)``
+    (unpaired: the two sets of runs share no seeds), **and** the comparison can tell:
+    ``h <= precision * |m(ref)|`` (so that runs too spread to say anything do not pass).
+    ``reference(T)`` gives the published runs' cumulative regret after ``T`` rounds,
+    ``(n_ref,)``, at our stored horizon ``T`` (``None``: not published there, the verdict is
+    "missing"); ``source`` names them in the evidence."""
+
+    def decide(results: StoredResults) -> Verdict:
+        runs = results.traces(exp).get(a, [])
+        T = runs[0].horizon
+        ref = reference(T)
+        if ref is None or len(ref) == 0:
+            return Verdict("missing", f"{source}: nothing published at T = {T}")
+        ours = np.array([float(tr.cumulative_regret[-1]) for tr in runs])
+        d = float(np.mean(ours) - np.mean(ref))
+        half = Z95 * math.hypot(_se(ours), _se(np.asarray(ref, dtype=float)))
+        text = (
+            f"R_T (T = {T}): {a} {_num(float(np.mean(ours)))} ± {_se(ours):.2g} "
+            f"({_seeds(ours.size)}) vs {source} {_num(float(np.mean(ref)))} ± "
+            f"{_se(np.asarray(ref, dtype=float)):.2g} ({len(ref)} runs); difference "
+            f"{_num(d)} ± {_num(half)} (95%, unpaired)"
+        )
+        bound = precision * abs(float(np.mean(ref)))
+        ok = _le(abs(d), half) and _le(half, bound)
+        crit = (
+            f"|difference| <= 1.96 s.e. (within seed noise) and 1.96 s.e. <= {precision:.0%} of "
+            f"the reference's mean ({_num(bound)})"
+        )
+        return _verdict(ok, text, crit)
+
+    return Check(((exp, a),), decide)
 
 
 def all_of(*checks: Check) -> Check:

@@ -50,7 +50,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -95,6 +95,23 @@ _SWEEP_NAME = re.compile(r"^(?P<label>.*?)\s*N\s*=\s*(?P<size>\d+)$")
 
 
 @dataclass(frozen=True)
+class Reference:
+    """Another implementation's published runs, drawn dashed beside a panel's policies.
+
+    Attributes
+    ----------
+    name : legend entry, e.g. ``"GP-UCB (authors' runs)"``.
+    load : ``() -> (x (k,), curves (n, k))``: the rounds and each published run's value there
+        in the panel's metric; points beyond the panel's stored horizon are not drawn.
+    like : a policy of the panel whose colour the reference takes (empty: the palette's next).
+    """
+
+    name: str
+    load: Callable[[], tuple[FloatArray, FloatArray]]
+    like: str = ""
+
+
+@dataclass(frozen=True)
 class Panel:
     """One axes of a paper figure.
 
@@ -108,6 +125,7 @@ class Panel:
     xlabel, ylabel : axis labels (empty: the metric's default).
     logx, logy : logarithmic axes.
     task_lines : grey vertical lines where a new task begins (lifelong runs).
+    references : published runs of another implementation drawn dashed (:class:`Reference`).
     """
 
     experiment: str
@@ -120,6 +138,7 @@ class Panel:
     logx: bool = False
     logy: bool = False
     task_lines: bool = False
+    references: tuple[Reference, ...] = ()
 
     def __post_init__(self) -> None:
         if self.metric not in METRICS:
@@ -160,6 +179,8 @@ class Series:
     mean: FloatArray
     half: FloatArray
     n_runs: int
+    #: a :class:`Reference` (published runs of another implementation): drawn dashed
+    dashed: bool = False
 
 
 # -- numbers ----------------------------------------------------------------------------------
@@ -215,6 +236,20 @@ def panel_series(panel: Panel, runs: Mapping[str, Sequence[Trace]]) -> list[Seri
     return out
 
 
+def reference_series(panel: Panel, horizon: float) -> list[Series]:
+    """The panel's :class:`Reference` s as dashed series, cut at ``horizon``."""
+    out = []
+    for ref in panel.references:
+        x, curves = ref.load()
+        keep = np.asarray(x, dtype=float) <= horizon
+        if not keep.any():
+            continue
+        mean, half = summarize(np.asarray(curves, dtype=float)[:, keep], panel.band)
+        xs = np.asarray(x, dtype=float)[keep]
+        out.append(Series(ref.name, xs, mean, half, int(curves.shape[0]), dashed=True))
+    return out
+
+
 def _sweep_series(panel: Panel, runs: Mapping[str, Sequence[Trace]]) -> list[Series]:
     """One series per ``<name>``: final ``R_T`` against ``N`` over the ``"<name> N=<size>"``."""
     groups: dict[str, list[tuple[int, FloatArray]]] = {}
@@ -245,15 +280,24 @@ def figure_colors(figure: PaperFigure) -> dict[str, str]:
     """Legend entry -> colour, one per name over all panels (``figure.colors`` where it names
     them, else the palette in order)."""
     names: list[str] = []
+    likes: dict[str, str] = {}
     for panel in figure.panels:
         for policy in wanted_policies(panel):
             name = series_name(panel, policy)
             if name not in names:
                 names.append(name)
+        for ref in panel.references:
+            if ref.name not in names:
+                names.append(ref.name)
+                if ref.like:
+                    likes[ref.name] = ref.like
     named = dict(figure.colors)
     colors = {n: named[n] for n in names if n in named}
     free = iter([c for c in _PALETTE if c not in colors.values()] * 3)
-    return {n: colors[n] if n in colors else next(free) for n in names}
+    out = {n: colors[n] if n in colors else next(free) for n in names if n not in likes}
+    for name, like in likes.items():
+        out[name] = named.get(name) or out.get(like) or next(free)
+    return {n: out[n] for n in names}
 
 
 def _subtitle(panel: Panel, series: Sequence[Series]) -> str:
@@ -273,7 +317,8 @@ def _plot_series(ax: Axes, series: Series, color: str, bars: bool) -> None:
         for col in cont.lines[2]:
             col.set_gid(f"{series.name}:band")
         return
-    (line,) = ax.plot(series.x, series.mean, color=color, linewidth=1.6)
+    style = "--" if series.dashed else "-"
+    (line,) = ax.plot(series.x, series.mean, style, color=color, linewidth=1.6)
     line.set_gid(series.name)
     lo, hi = series.mean - series.half, series.mean + series.half
     band = ax.fill_between(series.x, lo, hi, color=color, alpha=0.2, linewidth=0)
@@ -327,11 +372,12 @@ def draw_panel(
         _mark_not_run(ax, panel)
         return series
     bars = panel.metric == "n-sweep"
+    series = series + reference_series(panel, float(max(s.x[-1] for s in series)))
     for s in series:
         _plot_series(ax, s, colors[s.name], bars)
     if panel.task_lines:
         _draw_task_lines(ax, panel, int(max(s.x[-1] for s in series)))
-    ax.set_title(_subtitle(panel, series), fontsize=10)
+    ax.set_title(_subtitle(panel, [s for s in series if not s.dashed]), fontsize=10)
     ax.set_xscale("log" if panel.logx else "linear")
     ax.set_yscale("log" if panel.logy else "linear")
     if panel.metric in ("n-sweep", "per-task"):
@@ -370,12 +416,18 @@ def _legend_columns(names: Sequence[str], width: float) -> int:
     return max(1, min(len(names), int(width // entry)))
 
 
-def _shared_legend(fig: Figure, colors: Mapping[str, str], drawn: set[str]) -> None:
-    """One legend under the panels, in the figure's policy order, for the names drawn."""
+def _shared_legend(
+    fig: Figure, colors: Mapping[str, str], drawn: set[str], dashed: Set[str] = frozenset()
+) -> None:
+    """One legend under the panels, in the figure's policy order, for the names drawn (the
+    ``dashed`` ones with a dashed handle)."""
     from matplotlib.lines import Line2D
 
     names = [n for n in colors if n in drawn]
-    handles = [Line2D([], [], color=colors[n], linewidth=2) for n in names]
+    handles = [
+        Line2D([], [], color=colors[n], linewidth=2, linestyle="--" if n in dashed else "-")
+        for n in names
+    ]
     ncols = _legend_columns(names, float(fig.get_figwidth()))
     fig.legend(handles, names, loc="outside lower center", ncols=ncols, frameon=False)
 
@@ -396,9 +448,12 @@ def render_figure(figure: PaperFigure, results: StoredResults) -> Figure | None:
     fig, axes = _new_figure(figure)
     colors = figure_colors(figure)
     drawn: set[str] = set()
+    dashed: set[str] = set()
     for ax, panel, panel_runs in zip(axes, figure.panels, runs, strict=True):
-        drawn.update(s.name for s in draw_panel(ax, panel, panel_runs, colors))
-    _shared_legend(fig, colors, drawn)
+        series = draw_panel(ax, panel, panel_runs, colors)
+        drawn.update(s.name for s in series)
+        dashed.update(s.name for s in series if s.dashed)
+    _shared_legend(fig, colors, drawn, dashed)
     _suptitle(fig, figure)
     return fig
 

@@ -61,6 +61,14 @@ GAUSSIAN_SD = 0.4
 STAGE_ALPHA = 0.05
 Estimator = Literal["simulator", "qiskit"]
 AUTHORS_POLICY = "Q-GP-UCB (authors' code)"
+#: the authors' code with their fixed simulator seed: every IAE job of every stage reads the
+#: same random stream (common random numbers), as ``seed_simulator=0`` does in their Aer runs
+AUTHORS_FIXED_SEED_POLICY = "Q-GP-UCB (authors' code, fixed simulator seed)"
+AuthorsInstanceName = Literal["synthetic", "automl"]
+PublishedFeatures = tuple[AuthorsInstanceName, Literal["GP-UCB", "Q-GP-UCB"]]
+#: the reward noise of the authors' own runs: synthetic Gaussian sd, AutoML sd
+AUTHORS_GAUSSIAN_SDS: tuple[float, ...] = (0.3, 0.4)
+AUTHORS_AUTOML_SDS: tuple[float, ...] = (0.01, 0.05)
 
 
 # -- problems ---------------------------------------------------------------------------------
@@ -77,18 +85,34 @@ def synthetic_problem(reward: Literal["bernoulli", "gaussian"], seed: int) -> Pr
     return RewardProblem(grid, values, reward, noise_std=sd, name=f"gp-sample-{reward}")
 
 
-def automl_problem(table: str, seed: int) -> Problem:
-    """Sec. 6: SVM (C, gamma) on a 5 x 5 grid, validation accuracy with Gaussian rewards (the
-    table from ``scripts/build_svm_tables.py``; every seed plays the same table)."""
+def automl_problem(table: str, seed: int, *, sd: float = GAUSSIAN_SD) -> Problem:
+    """Sec. 6: SVM (C, gamma) on a 5 x 5 grid, validation accuracy with Gaussian rewards of
+    standard deviation ``sd`` (the table from ``scripts/build_svm_tables.py``; every seed plays
+    the same table)."""
     del seed
     from kernelbandits.datasets import load_svm_table
     from kernelbandits.domains import Grid
     from kernelbandits.problems.quantum import RewardProblem
 
     t = load_svm_table(table)
-    return RewardProblem(
-        Grid(t.points), t.accuracy, "gaussian", noise_std=GAUSSIAN_SD, name=f"svm-{table}"
-    )
+    return RewardProblem(Grid(t.points), t.accuracy, "gaussian", noise_std=sd, name=f"svm-{table}")
+
+
+def authors_problem(
+    instance: AuthorsInstanceName, reward: Literal["bernoulli", "gaussian"], sd: float | None,
+    seed: int,
+) -> Problem:  # fmt: skip
+    """The authors' own instance (:mod:`kernelbandits.datasets.quantum_authors`): their 20-arm
+    synthetic function or their SVM table, the same for every seed, with Bernoulli rewards or
+    Gaussian rewards of standard deviation ``sd``."""
+    del seed
+    from kernelbandits.datasets.quantum_authors import load_authors_instance
+    from kernelbandits.domains import Grid
+    from kernelbandits.problems.quantum import RewardProblem
+
+    inst = load_authors_instance(instance)
+    name = f"authors-{instance}-{reward}" + ("" if sd is None else f"-{sd:g}")
+    return RewardProblem(Grid(inst.points), inst.values, reward, noise_std=sd, name=name)
 
 
 def _reward_problem(problem: Problem) -> RewardProblem:
@@ -100,8 +124,18 @@ def _reward_problem(problem: Problem) -> RewardProblem:
 
 
 # -- policies ---------------------------------------------------------------------------------
-def _estimator(kind: Estimator, noisy: bool = False) -> MeanEstimator:
-    """IAE as the authors ran it: Qiskit's query count, their substitute when it is 0."""
+def _estimator(
+    kind: Estimator, noisy: bool = False, simulator_seed: int | None = None
+) -> MeanEstimator:
+    """IAE as the authors ran it: Qiskit's query count, their substitute when it is 0
+    (``simulator_seed``: every job reads one fixed stream, :class:`SimulatedIAE`'s
+    ``fixed_seed``; simulator only)."""
+    if simulator_seed is not None:
+        if kind != "simulator" or noisy:
+            raise ValueError("simulator_seed is an option of the exact simulation only")
+        from kernelbandits.quantum.estimators import SimulatedIAE
+
+        return SimulatedIAE(zero_query_fallback=True, fixed_seed=simulator_seed)
     if kind == "qiskit":
         from kernelbandits.quantum.qiskit_backend import QiskitIAE, device_noise_model
 
@@ -113,12 +147,28 @@ def _estimator(kind: Estimator, noisy: bool = False) -> MeanEstimator:
 
 
 def _rff(
-    problem: RewardProblem, lengthscale: float, variance: float, n: int, seed: int
-) -> RandomFourierFeatures:
-    """``n`` normalised random Fourier features of the SE kernel, drawn from the policy seed."""
+    problem: RewardProblem, lengthscale: float, variance: float, n: int, seed: int,
+    published: PublishedFeatures | None = None,
+) -> RandomFourierFeatures:  # fmt: skip
+    """``n`` normalised random Fourier features of the SE kernel, drawn from the policy seed, or
+    ``published = (instance, policy)``: the authors' own draw for that policy (every run of
+    theirs used it), whose lengthscale, variance and ``M`` must be the ones asked for."""
     from kernelbandits.kernels import RBF
     from kernelbandits.regression import RandomFourierFeatures
 
+    if published is not None:
+        from kernelbandits.datasets.quantum_authors import (
+            FEATURE_LENGTHSCALE,
+            load_authors_instance,
+        )
+
+        features = load_authors_instance(published[0]).features(published[1])
+        if (FEATURE_LENGTHSCALE[published], features.variance, features.n_features) != (
+            lengthscale, variance, n,
+        ):  # fmt: skip
+            raise ValueError(f"the authors' features {published} are not SE({lengthscale}), "
+                             f"variance {variance}, M = {n}")  # fmt: skip
+        return features
     kernel = RBF(lengthscale, variance=variance)
     dim = problem.domain.dim
     rng = np.random.default_rng([seed, 5])
@@ -131,13 +181,15 @@ def _lam(budget: int) -> float:
 
 def gp_ucb(
     lengthscale: float, variance: float, n_features: int, beta: float, budget: int,
-    problem: Problem, seed: int,
+    problem: Problem, seed: int, *, published: AuthorsInstanceName | None = None,
 ) -> Policy:  # fmt: skip
-    """Classical GP-UCB on random Fourier features (weight space), one query per round."""
+    """Classical GP-UCB on random Fourier features (weight space), one query per round
+    (``published``: on the authors' feature draw for GP-UCB on that instance)."""
     from kernelbandits.policies.linucb import FeatureGPUCB
 
     prob = _reward_problem(problem)
-    feats = _rff(prob, lengthscale, variance, n_features, seed)
+    drawn: PublishedFeatures | None = None if published is None else (published, "GP-UCB")
+    feats = _rff(prob, lengthscale, variance, n_features, seed, drawn)
     return FeatureGPUCB(prob.domain, feats, noise_var=_lam(budget), beta=beta, seed=seed)
 
 
@@ -145,18 +197,24 @@ def q_gp_ucb(
     lengthscale: float, variance: float, n_features: int, budget: int, estimator: Estimator,
     noisy: bool, problem: Problem, seed: int, *, weighting: Literal["paper", "authors"] = "paper",
     lam: float | None = None, initial_stage: bool = False,
+    published: AuthorsInstanceName | None = None, simulator_seed: int | None = None,
 ) -> Policy:  # fmt: skip
     """Q-GP-UCB (Alg. 1) with ``beta_s = 1 + log s`` on random Fourier features.
 
     ``weighting``, ``lam`` (default Thm 3's ``1 + 2/T``) and ``initial_stage`` switch on the
-    authors' code's departures from Alg. 1 one at a time (:func:`authors_code` sets all three)."""
+    authors' code's departures from Alg. 1 one at a time (:func:`authors_code` sets all three);
+    ``published``: on the authors' feature draw for Q-GP-UCB on that instance;
+    ``simulator_seed``: QMC with one fixed random stream for every job, as the authors' code
+    seeds Aer (``seed_simulator=0``; see :data:`AUTHORS_FIXED_SEED_POLICY`)."""
     from kernelbandits.kernels import FeatureKernel
     from kernelbandits.policies.quantum import QGPUCB
 
     prob = _reward_problem(problem)
-    feats = _rff(prob, lengthscale, variance, n_features, seed)
+    drawn: PublishedFeatures | None = None if published is None else (published, "Q-GP-UCB")
+    feats = _rff(prob, lengthscale, variance, n_features, seed, drawn)
     return QGPUCB(
-        prob.domain, FeatureKernel(feats), prob.reward_distribution, _estimator(estimator, noisy),
+        prob.domain, FeatureKernel(feats), prob.reward_distribution,
+        _estimator(estimator, noisy, simulator_seed),
         budget=budget, lam=_lam(budget) if lam is None else lam, beta="practical",
         stage_delta=STAGE_ALPHA, weighting=weighting, initial_stage=initial_stage, seed=seed,
     )  # fmt: skip
@@ -360,7 +418,9 @@ def _register_ablation() -> None:
         "Q-GP-UCB + y/eps^3 weighting": functools.partial(q, weighting="authors"),
         "Q-GP-UCB + lam = 1": functools.partial(q, lam=1.0),
         "Q-GP-UCB + random initial arm": functools.partial(q, initial_stage=True),
+        "Q-GP-UCB + fixed simulator seed": functools.partial(q, simulator_seed=0),
         AUTHORS_POLICY: authors_code(q),
+        AUTHORS_FIXED_SEED_POLICY: functools.partial(authors_code(q), simulator_seed=0),
     }
     _register(
         "q-synthetic-bernoulli-ablation",
@@ -373,13 +433,116 @@ def _register_ablation() -> None:
         "Q-GP-UCB (Alg. 1 as printed) by one departure of the authors' public code: the mean "
         "weights y by 1/eps^3 (rows scaled by 1/eps, y by 1/eps^2) instead of eq. (3)'s 1/eps^2; "
         "lam = 1 instead of 1 + 2/T; one uniformly random arm measured at eps = 1 before the "
-        'first UCB stage. "Q-GP-UCB (authors\' code)" has all three.',
+        "first UCB stage; QMC with one fixed random stream for every job (their Aer "
+        'seed_simulator=0: common random numbers). "Q-GP-UCB (authors\' code)" has the first '
+        'three, "Q-GP-UCB (authors\' code, fixed simulator seed)" all four.',
         "Fig. 1a (ablation)",
         {"reward": "bernoulli", "budget": T, "trials": SYNTHETIC_TRIALS},
     )
 
 
 _register_ablation()
+
+
+def _authors_policies(
+    instance: AuthorsInstanceName,
+) -> dict[str, Callable[[Problem, int], Policy]]:
+    """GP-UCB, Alg. 1 and the authors' code on the authors' feature draws (their settings:
+    ``M``, lengthscales, variance and GP-UCB's ``beta`` as in :func:`_synthetic_policies` and
+    :func:`_automl_policies`), the linear bandits and a random arm."""
+    if instance == "synthetic":
+        ls_gp = ls_q = SYNTHETIC_LENGTHSCALE
+        var, M, T, beta = 1.0, SYNTHETIC_FEATURES, SYNTHETIC_BUDGET, float(np.sqrt(2.0))
+    else:
+        ls_gp, ls_q = AUTOML_GP_LENGTHSCALE, AUTOML_Q_LENGTHSCALE
+        var, M, T, beta = AUTOML_VARIANCE, AUTOML_FEATURES, AUTOML_BUDGET, 1.0
+    q = functools.partial(q_gp_ucb, ls_q, var, M, T, "simulator", False, published=instance)
+    return {
+        "GP-UCB": functools.partial(gp_ucb, ls_gp, var, M, beta, T, published=instance),
+        "Q-GP-UCB": q,
+        AUTHORS_POLICY: authors_code(q),
+        AUTHORS_FIXED_SEED_POLICY: functools.partial(authors_code(q), simulator_seed=0),
+        "LinUCB": lin_ucb,
+        "Q-LinUCB": functools.partial(q_lin_ucb, T, "simulator"),
+        "Random": random_policy,
+    }
+
+
+_AUTHORS_TEXT = (
+    "On the authors' own instance, read from their repository "
+    "(daizhongxiang/Quantum_Bayesian_Optimization at cc1e768) by "
+    "scripts/build_quantum_authors_tables.py: {what}, the same for every seed, and their one "
+    "draw of random Fourier features, which every run of theirs used (here every seed too). "
+    "Their published runs of GP-UCB and Q-GP-UCB on it are in the table, scored as their "
+    "analyze.ipynb scores them; the report draws them beside ours (figure quantum-authors) and "
+    "the claim q-authors-code-reproduces-published compares R_T. Departures of our GP-UCB from "
+    "their GP-UCB code: lam = 1 + 2/T instead of 1 and a UCB first arm instead of a random one."
+)
+
+
+def _register_authors_instance() -> None:
+    """The Fig. 1 settings on the authors' instance, at the noise levels of their files."""
+    synthetic = {"instance": "authors' synthetic function (20 arms)", "rff": "authors' draw"}
+    settings: list[tuple[str, Literal["bernoulli", "gaussian"], float | None, str]] = [
+        ("bernoulli", "bernoulli", None, "Fig. 1a"),
+        *((f"gaussian-{sd:g}", "gaussian", sd, "Fig. 1b") for sd in AUTHORS_GAUSSIAN_SDS),
+    ]
+    for key, reward, sd, fig in settings:
+        noise = "Bernoulli rewards" if sd is None else f"Gaussian rewards, sd {sd:g}"
+        _register(
+            f"q-authors-synthetic-{key}",
+            f"Quantum BO on the authors' synthetic function, {noise}",
+            functools.partial(authors_problem, "synthetic", reward, sd),
+            _authors_policies("synthetic"),
+            SYNTHETIC_BUDGET,
+            SYNTHETIC_TRIALS,
+            f"{fig} as the authors ran it: {noise}; budget 10^4 queries, 10 trials. "
+            + _AUTHORS_TEXT.format(
+                what="their synthetic function (20 arms on [0, 1], optimum 1 at x = 0.737)"
+            ),
+            f"{fig} (authors' instance)",
+            synthetic | {"reward": reward, "noise_sd": sd},
+        )
+    for sd in AUTHORS_AUTOML_SDS:
+        _register(
+            f"q-authors-automl-{sd:g}",
+            f"Quantum BO on the authors' SVM table, Gaussian rewards, sd {sd:g}",
+            functools.partial(authors_problem, "automl", "gaussian", sd),
+            _authors_policies("automl"),
+            AUTOML_BUDGET,
+            AUTOML_TRIALS,
+            f"Fig. 1c, 1d as the authors ran it: Gaussian rewards, sd {sd:g}; budget 5000 "
+            "queries, 5 trials. "
+            + _AUTHORS_TEXT.format(what="their SVM table (RBF SVC on the 768-row Pima data, no "
+                                   "feature scaling, 70/30 split, their 25 arms; 21 arms at "
+                                   "the majority-class accuracy 0.6494, optimum 0.7619)"),
+            "Fig. 1c, 1d (authors' instance)",
+            {"instance": "authors' SVM table (25 arms)", "rff": "authors' draws",
+             "noise_sd": sd},
+        )  # fmt: skip
+
+
+_register_authors_instance()
+
+
+def _register_automl_noise() -> None:
+    """``q-automl-pima`` at the noise levels of the authors' AutoML runs."""
+    for sd in AUTHORS_AUTOML_SDS:
+        _register(
+            f"q-automl-pima-sd{sd:g}",
+            f"Quantum BO, AutoML: SVM on Pima diabetes, reward sd {sd:g}",
+            functools.partial(automl_problem, "pima", sd=sd),
+            _automl_policies("simulator"),
+            AUTOML_BUDGET,
+            AUTOML_TRIALS,
+            f"As q-automl-pima with Gaussian rewards of sd {sd:g}, a noise level of the authors' "
+            "own AutoML runs (their files: sd 0.01 and 0.05), instead of 0.4.",
+            "Fig. 1c, 1d (the authors' noise level)",
+            {"table": "pima", "noise_sd": sd, "budget": AUTOML_BUDGET},
+        )
+
+
+_register_automl_noise()
 
 
 def qiskit_variant(spec_id: str) -> str:
