@@ -340,3 +340,37 @@ def test_legendre_features_memo_returns_legvander_bit_for_bit(monkeypatch):
         got[:] = 7.0  # the caller's copy: the memo is not touched
     assert features(X[:1]).tobytes() == (legendre.legvander(X[:1, 0], 19) * scale).tobytes()
     assert len(features._memo) <= len(X)  # cleared when full: at most one batch
+
+
+def test_affine_features_prepend_a_constant() -> None:
+    from kernelbandits.kernels import AffineFeatures
+
+    X = np.array([[0.1, 0.2], [0.3, 0.4], [1.0, 0.0]])
+    np.testing.assert_array_equal(AffineFeatures(2)(X), np.c_[np.ones(3), X])
+    assert AffineFeatures(2).n_features == 3 and AffineFeatures().input_dim == 1
+    with pytest.raises(ValueError, match=r"columns|dim|shape"):
+        AffineFeatures(2)(np.ones((3, 3)))
+
+
+def test_linucb_with_an_intercept_explores_where_the_plain_map_cannot() -> None:
+    """On [0, 1] with f decreasing and positive, phi(x) = x forces f(0) = 0: LinUCB plays x = 1
+    in every round; with (1, x) it finds that x = 0 is better."""
+    from kernelbandits import Grid
+    from kernelbandits.kernels import AffineFeatures
+    from kernelbandits.policies import LinUCB
+
+    grid = Grid.linspace(0.0, 1.0, 11)
+    f = 0.9 - 0.5 * grid.points[:, 0]
+    rng = np.random.default_rng(0)
+    plays = {}
+    for name, features, S in (("plain", None, 1.0), ("intercept", AffineFeatures(1), 2.0)):
+        policy = LinUCB(grid, features, lam=1.0, noise_std=0.1, norm_bound=S, seed=0)
+        xs = []
+        for _ in range(300):
+            x = policy.ask()
+            k = int(np.argmin(np.abs(grid.points[:, 0] - x[0])))
+            policy.tell(x, float(f[k] + 0.1 * rng.standard_normal()))
+            xs.append(float(x[0]))
+        plays[name] = np.array(xs)
+    assert np.all(plays["plain"] == 1.0)
+    assert np.mean(plays["intercept"][-100:] == 0.0) > 0.9

@@ -3,6 +3,7 @@ positive scaling; multi-task kernels (ICM, independent tasks, sums of separable 
 
 from kernelbandits.kernels.base import Kernel, Product, Scaled, Sum
 from kernelbandits.kernels.features import (
+    AffineFeatures,
     CosineFeatures1D,
     CosineFeatures2D,
     FeatureKernel,
@@ -23,6 +24,7 @@ from kernelbandits.kernels.stationary import RBF, Matern
 __all__ = [
     "ICM",
     "RBF",
+    "AffineFeatures",
     "CosineFeatures1D",
     "CosineFeatures2D",
     "FeatureKernel",

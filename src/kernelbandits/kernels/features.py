@@ -52,6 +52,20 @@ class FeatureMap:
         return Phi
 
 
+class AffineFeatures(FeatureMap):
+    """``phi(x) = (1, x_1, ..., x_d)``: the linear model with an intercept, ``d + 1`` features.
+
+    The plain map ``phi(x) = x`` of a linear bandit without intercept forces ``f(0) = 0``; on
+    ``[0, 1]`` a learner with it and a positive mean reward plays ``x = 1`` for ever (the quantum
+    BO paper's LinUCB, ``kernelbandits.papers.quantum``). With the intercept the model can rank
+    any two points and the bandit explores.
+    """
+
+    def __init__(self, dim: int = 1) -> None:
+        d = check_count(dim, "dim")
+        super().__init__(lambda X: np.hstack([np.ones((X.shape[0], 1)), X]), d + 1, input_dim=d)
+
+
 class CosineFeatures1D(FeatureMap):
     """``phi_j(x) = cos(j pi x)`` for ``j = 1..n_features`` on [0, 1]."""
 

@@ -24,7 +24,11 @@ Decisions on points the paper leaves open (also in each description):
   (Fig. 1 does not state it; the theory needs ``sigma > 1/4``), on the synthetic function and on
   AutoML.
 * **Linear bandits**: ``phi(x) = x`` (the paper's ``f(x) = x^T theta*``), ``S = 1``; LinUCB with
-  the radius of Abbasi-Yadkori et al. (Thm 2), Q-LinUCB with Thm 6's.
+  the radius of Abbasi-Yadkori et al. (Thm 2), Q-LinUCB with Thm 6's. Without an intercept the
+  model forces ``f(0) = 0``, so on [0, 1] with positive rewards both play ``x = 1`` in every
+  round (the authors' code has the same map). ``"LinUCB (intercept)"`` and
+  ``"Q-LinUCB (intercept)"`` use ``phi(x) = (1, x)`` (:class:`~kernelbandits.kernels.AffineFeatures`)
+  with ``S = 2``: a linear baseline that can explore (not in the paper).
 * **Queries per stage**: what the estimator spent (IAE is adaptive); the last stage is cut at
   the budget (see :mod:`kernelbandits.policies.quantum`).
 """
@@ -46,6 +50,7 @@ from kernelbandits.papers._common import (
 )
 
 if TYPE_CHECKING:
+    from kernelbandits.kernels import AffineFeatures
     from kernelbandits.policies.base import Policy
     from kernelbandits.problems.base import Problem
     from kernelbandits.problems.quantum import RewardProblem
@@ -67,6 +72,10 @@ AUTHORS_FIXED_SEED_POLICY = "Q-GP-UCB (authors' code, fixed simulator seed)"
 AuthorsInstanceName = Literal["synthetic", "automl"]
 PublishedFeatures = tuple[AuthorsInstanceName, Literal["GP-UCB", "Q-GP-UCB"]]
 #: the reward noise of the authors' own runs: synthetic Gaussian sd, AutoML sd
+#: ``S`` of the linear bandits with an intercept, ``phi(x) = (1, x)`` (decision: a mean reward
+#: in [0, 1] that is linear in x in [0, 1]^d has coefficients of size about 1 each)
+INTERCEPT_NORM_BOUND = 2.0
+LINEAR_INTERCEPT, Q_LINEAR_INTERCEPT = "LinUCB (intercept)", "Q-LinUCB (intercept)"
 AUTHORS_GAUSSIAN_SDS: tuple[float, ...] = (0.3, 0.4)
 AUTHORS_AUTOML_SDS: tuple[float, ...] = (0.01, 0.05)
 
@@ -228,22 +237,38 @@ def authors_code(
     return functools.partial(policy, weighting="authors", lam=1.0, initial_stage=True)
 
 
-def lin_ucb(problem: Problem, seed: int) -> Policy:
-    """LinUCB (Abbasi-Yadkori et al. 2011, Thm 2 radius) on ``phi(x) = x``."""
+def _linear_map(problem: RewardProblem, intercept: bool) -> tuple[AffineFeatures | None, float]:
+    """The linear bandits' feature map and norm bound ``S``: the paper's ``phi(x) = x`` with
+    ``S = 1``, or ``(1, x)`` with :data:`INTERCEPT_NORM_BOUND`."""
+    if not intercept:
+        return None, 1.0
+    from kernelbandits.kernels import AffineFeatures
+
+    return AffineFeatures(problem.domain.dim), INTERCEPT_NORM_BOUND
+
+
+def lin_ucb(problem: Problem, seed: int, *, intercept: bool = False) -> Policy:
+    """LinUCB (Abbasi-Yadkori et al. 2011, Thm 2 radius) on ``phi(x) = x`` (``intercept``:
+    on ``(1, x)``, a linear baseline that can explore)."""
     from kernelbandits.policies.linucb import LinUCB
 
     prob = _reward_problem(problem)
-    return LinUCB(prob.domain, None, lam=1.0, noise_std=prob.noise_std, norm_bound=1.0, seed=seed)
+    feats, S = _linear_map(prob, intercept)
+    return LinUCB(prob.domain, feats, lam=1.0, noise_std=prob.noise_std, norm_bound=S, seed=seed)
 
 
-def q_lin_ucb(budget: int, estimator: Estimator, problem: Problem, seed: int) -> Policy:
-    """Q-LinUCB (Wan et al. 2023) with Thm 6's radius on ``phi(x) = x``."""
+def q_lin_ucb(
+    budget: int, estimator: Estimator, problem: Problem, seed: int, *, intercept: bool = False
+) -> Policy:
+    """Q-LinUCB (Wan et al. 2023) with Thm 6's radius on ``phi(x) = x`` (``intercept``: on
+    ``(1, x)``)."""
     from kernelbandits.policies.quantum import QLinUCB
 
     prob = _reward_problem(problem)
+    feats, S = _linear_map(prob, intercept)
     return QLinUCB(
-        prob.domain, prob.reward_distribution, None, _estimator(estimator), budget=budget,
-        lam=1.0, norm_bound=1.0, beta="thm6", stage_delta=STAGE_ALPHA, seed=seed,
+        prob.domain, prob.reward_distribution, feats, _estimator(estimator), budget=budget,
+        lam=1.0, norm_bound=S, beta="thm6", stage_delta=STAGE_ALPHA, seed=seed,
     )  # fmt: skip
 
 
@@ -256,6 +281,8 @@ def _synthetic_policies(estimator: Estimator) -> dict[str, Callable[[Problem, in
         "LinUCB": lin_ucb,
         "Q-LinUCB": functools.partial(q_lin_ucb, T, estimator),
         AUTHORS_POLICY: authors_code(functools.partial(q_gp_ucb, ls, 1.0, M, T, estimator, False)),
+        LINEAR_INTERCEPT: functools.partial(lin_ucb, intercept=True),
+        Q_LINEAR_INTERCEPT: functools.partial(q_lin_ucb, T, estimator, intercept=True),
         "Random": random_policy,
     }
 
@@ -270,6 +297,8 @@ def _automl_policies(estimator: Estimator) -> dict[str, Callable[[Problem, int],
         AUTHORS_POLICY: authors_code(
             functools.partial(q_gp_ucb, AUTOML_Q_LENGTHSCALE, var, M, T, estimator, False)
         ),
+        LINEAR_INTERCEPT: functools.partial(lin_ucb, intercept=True),
+        Q_LINEAR_INTERCEPT: functools.partial(q_lin_ucb, T, estimator, intercept=True),
         "Random": random_policy,
     }
 
@@ -278,7 +307,9 @@ _COMMON = (
     "Regret per oracle query; Q-GP-UCB beta_s = 1 + log s, lam = 1 + 2/T for Q-GP-UCB and GP-UCB; "
     "QMC = iterative amplitude estimation, alpha = 0.05 per stage, charged as the authors' code "
     "charges it (Qiskit's num_oracle_queries, their substitute when that is 0); "
-    "LinUCB / Q-LinUCB on phi(x) = x (Thm 2 / Thm 6 radii, lam = 1, S = 1). "
+    "LinUCB / Q-LinUCB on phi(x) = x (Thm 2 / Thm 6 radii, lam = 1, S = 1); their "
+    "'(intercept)' twins on phi(x) = (1, x), S = 2, a linear baseline that can explore (not in "
+    "the paper: without the intercept both play x = 1 on the synthetic function). "
     "\"Q-GP-UCB (authors' code)\" adds the three departures of the authors' public code from "
     "Alg. 1: y weighted by 1/eps^3 instead of 1/eps^2 in the mean, lam = 1, and one random "
     "initial arm at eps = 1 (q-synthetic-bernoulli-ablation measures each alone). "
@@ -464,6 +495,8 @@ def _authors_policies(
         AUTHORS_FIXED_SEED_POLICY: functools.partial(authors_code(q), simulator_seed=0),
         "LinUCB": lin_ucb,
         "Q-LinUCB": functools.partial(q_lin_ucb, T, "simulator"),
+        LINEAR_INTERCEPT: functools.partial(lin_ucb, intercept=True),
+        Q_LINEAR_INTERCEPT: functools.partial(q_lin_ucb, T, "simulator", intercept=True),
         "Random": random_policy,
     }
 
