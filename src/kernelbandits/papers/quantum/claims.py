@@ -72,8 +72,9 @@ def _linear_map_note(experiments: tuple[str, ...]) -> Note:
             parts.append(f"{exp}: one point in every round: {plain}; R_T {fitted}")
         return (
             "The paper's linear map phi(x) = x has no intercept (as in the authors' code), so the "
-            "model forces f(0) = 0 and, with positive rewards, the UCB rule plays the largest x "
-            "for ever: the comparison is against a constant arm. With an intercept, phi(x) = "
+            "model forces f(0) = 0; on the synthetic problems (x in [0, 1], positive rewards) the "
+            "UCB rule plays x = 1 for ever, a comparison against a constant arm (the runs that "
+            "play one point in every round are counted below). With an intercept, phi(x) = "
             "(1, x), the linear bandits explore (claim q-kernel-below-exploring-linear). "
             + " | ".join(parts)
         )
