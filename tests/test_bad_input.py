@@ -48,6 +48,7 @@ from kernelbandits.acquisition import (
 from kernelbandits.kernels import (
     ICM,
     RBF,
+    AffineFeatures,
     CosineFeatures1D,
     CosineFeatures2D,
     FeatureKernel,
@@ -259,6 +260,7 @@ KERNELS = [
         "2 x 2",
     ),
     _b("cosine-n-features-0", lambda: CosineFeatures1D(0), "n_features", "integer >= 1"),
+    _b("affine-dim-0", lambda: AffineFeatures(0), "dim", "integer >= 1"),
     _b("legendre-n-features-str", lambda: LegendreFeatures("5"), "n_features", "integer >= 1"),
 ]
 
