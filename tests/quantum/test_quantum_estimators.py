@@ -724,3 +724,29 @@ def test_a_fixed_seed_orders_arms_by_their_means() -> None:
 def test_a_fixed_seed_must_be_a_non_negative_integer(bad) -> None:
     with pytest.raises((ValueError, TypeError), match="fixed_seed"):
         SimulatedIAE(fixed_seed=bad)
+
+
+def test_qiskit_with_the_authors_simulator_seed_orders_arms_by_their_means() -> None:
+    """``seed_simulator``: every Aer job runs with one seed (the authors' ``seed_simulator=0``):
+    the estimate ignores the caller's generator, and at a loose target (one round of shots) a
+    grid of means is estimated in order, which per-job seeds do not give."""
+    pytest.importorskip("qiskit_algorithms")
+    from kernelbandits.quantum import QiskitIAE
+
+    fixed = QiskitIAE(alpha=0.05, sampling="shots", seed_simulator=0, zero_query_fallback=True)
+    reward = BernoulliReward(0.41)
+    runs = {fixed.estimate(reward, 0.3, 0.05, np.random.default_rng(s)) for s in range(3)}
+    assert len(runs) == 1
+    ps = np.linspace(0.1, 0.9, 17)
+
+    def estimates(est: QiskitIAE) -> np.ndarray:
+        return np.array([est.estimate(BernoulliReward(p), 0.3, 0.05, np.random.default_rng(i)).value
+                         for i, p in enumerate(ps)])  # fmt: skip
+
+    assert np.all(np.diff(estimates(fixed)) >= 0.0)
+    free = QiskitIAE(alpha=0.05, sampling="shots", zero_query_fallback=True)
+    assert np.any(np.diff(estimates(free)) < 0.0)
+    with pytest.raises(ValueError, match="sampling='shots'"):
+        QiskitIAE(seed_simulator=0)
+    with pytest.raises(ValueError, match="non-negative"):
+        QiskitIAE(sampling="shots", seed_simulator=-1)

@@ -164,8 +164,11 @@ def device_noise_model(num_qubits: int = 7, seed: int = 0) -> Any:
     return NoiseModel.from_backend(backend)
 
 
-def _reseeding_sampler(backend: Any, shots: int, rng: np.random.Generator) -> Any:
-    """An Aer ``SamplerV2`` that takes a fresh seed ``int(rng.integers(2**31))`` for every job.
+def _reseeding_sampler(
+    backend: Any, shots: int, rng: np.random.Generator, fixed_seed: int | None = None
+) -> Any:
+    """An Aer ``SamplerV2`` that takes a fresh seed ``int(rng.integers(2**31))`` for every job
+    (``fixed_seed``: that seed for every job, as the authors' code runs Aer).
 
     IAE submits one job per round. One fixed seed for all of them (the authors' code fixed
     ``seed_simulator = 0``) would make two rounds with the same power ``k`` -- the same circuit --
@@ -177,9 +180,8 @@ def _reseeding_sampler(backend: Any, shots: int, rng: np.random.Generator) -> An
 
     class _ReseedingSampler(BaseSamplerV2):
         def run(self, pubs: Any, *, shots: int | None = None) -> Any:
-            sampler = SamplerV2.from_backend(
-                backend, default_shots=default_shots, seed=int(rng.integers(2**31))
-            )
+            seed = int(rng.integers(2**31)) if fixed_seed is None else fixed_seed
+            sampler = SamplerV2.from_backend(backend, default_shots=default_shots, seed=seed)
             return sampler.run(pubs, shots=shots)
 
     default_shots = int(shots)
@@ -209,6 +211,11 @@ class QiskitIAE(IterativeAEEstimator):
         outcome distribution (:mod:`kernelbandits.quantum.qiskit_sampling`; the same law as
         Aer's shots, 5-10 times faster in the device-noise experiments, where the same few
         circuits recur). ``"shots"``: Aer simulates every round's shots itself.
+    seed_simulator:
+        ``None`` (default): every job's seed comes from the generator. An integer (only with
+        ``sampling="shots"``): every job runs with that Aer seed, as the authors' code runs it
+        (``seed_simulator=0``): common random numbers across rounds, stages and arms
+        (:class:`~kernelbandits.quantum.estimators.SimulatedIAE`'s ``fixed_seed`` emulates it).
 
     Randomness: every round's counts (``"exact"``) or every sampler job's seed (``"shots"``)
     come from the ``rng`` passed to :meth:`estimate`, so a seeded caller gets a reproducible
@@ -224,6 +231,7 @@ class QiskitIAE(IterativeAEEstimator):
         *,
         optimization_level: int = 1,
         sampling: Literal["exact", "shots"] = "exact",
+        seed_simulator: int | None = None,
         **iae_options: Any,
     ) -> None:
         _require_qiskit()
@@ -242,6 +250,14 @@ class QiskitIAE(IterativeAEEstimator):
         if sampling not in ("exact", "shots"):
             raise ValueError(f"sampling must be 'exact' or 'shots'; got {sampling!r}")
         self.sampling = sampling
+        if seed_simulator is not None:
+            if sampling != "shots":
+                raise ValueError("seed_simulator needs sampling='shots' (Aer's own shots)")
+            if int(seed_simulator) != seed_simulator or seed_simulator < 0:
+                raise ValueError(
+                    f"seed_simulator must be a non-negative integer or None; got {seed_simulator!r}"
+                )
+        self.seed_simulator = None if seed_simulator is None else int(seed_simulator)
         self._distributions = OutcomeDistributions(noise_model) if sampling == "exact" else None
 
     def _problem(self, reward: RewardDistribution) -> Any:
@@ -273,7 +289,7 @@ class QiskitIAE(IterativeAEEstimator):
             sampler=(
                 exact_counts_sampler(self._distributions, shots, rng)
                 if self._distributions is not None
-                else _reseeding_sampler(self._backend, shots, rng)
+                else _reseeding_sampler(self._backend, shots, rng, self.seed_simulator)
             ),
             transpiler=self._pass_manager,
         )
