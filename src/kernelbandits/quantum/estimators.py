@@ -615,18 +615,10 @@ class SimulatedIAE(IterativeAEEstimator):
         alpha: float | None = None,
         shots: int | None = None,
         *,
-        min_ratio: float = 2.0,
-        num_qubits: int = 6,
-        rescaling_factor: float = 1.0,
-        zero_query_fallback: bool = False,
-        count: QueryCount = "grover",
         fixed_seed: int | None = None,
+        **iae_options: Any,
     ) -> None:
-        super().__init__(
-            alpha, shots, min_ratio=min_ratio, num_qubits=num_qubits,
-            rescaling_factor=rescaling_factor, zero_query_fallback=zero_query_fallback,
-            count=count,
-        )  # fmt: skip
+        super().__init__(alpha, shots, **iae_options)
         if fixed_seed is not None and (int(fixed_seed) != fixed_seed or fixed_seed < 0):
             raise ValueError(
                 f"fixed_seed must be a non-negative integer or None; got {fixed_seed!r}"
