@@ -62,8 +62,11 @@ from kernelbandits.kernels import (
     Scaled,
     SeparableSum,
     Sum,
+    TaggedTasks,
     check_task_matrix,
     evgeniou_task_matrix,
+    interaction_task_matrix,
+    tag_tasks,
 )
 from kernelbandits.metalearning import (
     BaseKernels,
@@ -90,6 +93,7 @@ from kernelbandits.policies import (
     MTBKB,
     MTKB,
     QGPUCB,
+    AdaMTUCB,
     AffineOutcome,
     BKBBeta,
     ConstantBeta,
@@ -101,6 +105,7 @@ from kernelbandits.policies import (
     IGPUCBBeta,
     JointGPUCB,
     LinUCB,
+    MultiTaskUCB,
     OfflineMetaLearned,
     PolicyTags,
     QLinUCB,
@@ -115,8 +120,11 @@ from kernelbandits.problems import (
     Branin,
     FunctionProblem,
     GPSampleProblem,
+    LinearTaskSequence,
     RKHSFunctionProblem,
+    TaskSequenceProblem,
     VectorProblem,
+    sessa_synthetic,
     tabular_values,
 )
 from kernelbandits.quantum import (
@@ -1317,6 +1325,103 @@ MORE = [
     ),
 ]
 
+# -- online multi-task (Sessa et al.) --------------------------------------------------------
+TAGGED = Grid(np.vstack([tag_tasks(np.eye(2), i) for i in range(2)]))  # 2 actions x 2 tasks
+
+
+def _online(name: str) -> Subject:
+    """An online multi-task policy told two observations at its own asks (tasks 0, 1); its
+    state is its next ask for task 0 and its number of observations."""
+
+    def make() -> Any:
+        policy = (AdaMTUCB if name == "ada" else MultiTaskUCB)(TAGGED, Linear(), 2)
+        for task in (0, 1):
+            policy.set_task(task)
+            policy.tell(policy.ask(), 0.5)
+        return policy
+
+    def observe(policy: Any) -> Any:
+        policy.set_task(0)
+        return policy.ask(), policy.n_observations
+
+    return Subject(make, observe)
+
+
+ONLINE_MULTITASK = [
+    _b("tagged-tasks-not-multitask", lambda: TaggedTasks(RBF(0.2)), "multitask", "SeparableSum"),
+    _b("interaction-negative", lambda: interaction_task_matrix(3, -1.0), "interaction", ">= 0"),
+    _b("tag-tasks-fraction", lambda: tag_tasks(np.eye(2), [0, 0.5]), "tasks", "integer"),
+    _b(
+        "mt-ucb-radius", lambda: MultiTaskUCB(TAGGED, Linear(), 2, radius="wide"), "radius", "naive"
+    ),
+    _b("mt-ucb-untagged", lambda: MultiTaskUCB(GRID, Linear(), 2), "domain", "task index"),
+    _b(
+        "mt-ucb-interaction-nan",
+        lambda: MultiTaskUCB(TAGGED, Linear(), 2, interaction=NAN),
+        "interaction",
+        ">= 0",
+    ),
+    _b(
+        "mt-ucb-similarity-negative",
+        lambda: MultiTaskUCB(TAGGED, Linear(), 2, similarity=-0.1),
+        "similarity",
+        ">= 0",
+    ),
+    _b(
+        "ada-reward-bounds",
+        lambda: AdaMTUCB(TAGGED, Linear(), 2, reward_bounds=[1, -1]),
+        "reward_bounds",
+        "r_min <= r_max",
+    ),
+    _b(
+        "ada-grid-decreasing",
+        lambda: AdaMTUCB(TAGGED, Linear(), 2, similarity_grid=[0.5, 0.2]),
+        "similarity_grid",
+        "increasing",
+    ),
+    Bad(
+        "mt-ucb-tell-y-nan",
+        lambda p: p.tell(TAGGED.points[0], NAN),
+        "y",
+        "finite",
+        subject=_online("mt"),
+    ),
+    Bad(
+        "mt-ucb-tell-x-off",
+        lambda p: p.tell([0.5, 0.5, 0.0], 1.0),
+        "x",
+        "not a point of the grid",
+        subject=_online("mt"),
+    ),
+    Bad("mt-ucb-set-task-range", lambda p: p.set_task(2), "task", "0..1", subject=_online("mt")),
+    Bad(
+        "ada-tell-y-inf",
+        lambda p: p.tell(TAGGED.points[1], INF),
+        "y",
+        "finite",
+        subject=_online("ada"),
+    ),
+    _b(
+        "task-sequence-range",
+        lambda: TaskSequenceProblem(TAGGED.points, np.zeros(4), [0, 2], 0.1),
+        "task_sequence",
+        "0..1",
+    ),
+    _b(
+        "task-sequence-values",
+        lambda: TaskSequenceProblem(TAGGED.points, np.zeros(3), [0], 0.1),
+        "values",
+        "4",
+    ),
+    _b(
+        "linear-tasks-dim",
+        lambda: LinearTaskSequence(np.eye(2), np.ones((2, 3)), [0], 0.1),
+        "task_vectors",
+        "2",
+    ),
+    _b("sessa-synthetic-tasks-0", lambda: sessa_synthetic(0, n_tasks=0), "n_tasks", ">= 1"),
+]
+
 TABLE = (
     KERNELS
     + DOMAINS
@@ -1324,6 +1429,7 @@ TABLE = (
     + POLICY_METHODS
     + POSTERIORS
     + PROBLEMS
+    + ONLINE_MULTITASK
     + QUANTUM
     + OTHERS
     + MORE

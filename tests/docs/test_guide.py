@@ -55,6 +55,9 @@ def check_multitask(ns: Namespace) -> None:
     # the paper's claim on its own problem: learning the tasks jointly beats learning them apart
     assert ns["average"]["MT-KB"] < ns["average"]["IT-KB"]
     assert 0 < ns["sketch"].dictionary_size < ns["T"]
+    # Sessa et al.'s online setting: every round is played for the task the problem revealed
+    for trace in ns["online_traces"].values():
+        assert np.array_equal(trace.X[:, -1], ns["online"].task_sequence[:40])
 
 
 def check_lifelong(ns: Namespace) -> None:

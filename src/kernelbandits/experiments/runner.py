@@ -57,6 +57,19 @@ def _make_policy(
     return made
 
 
+def _reveal_task(policy: Policy, task: int | None) -> None:
+    """Tell ``policy`` the task of the round when the problem reveals one."""
+    if task is None:
+        return
+    set_task = getattr(policy, "set_task", None)
+    if set_task is None:
+        raise ValueError(
+            f"the problem reveals a task every round, but {type(policy).__name__} takes none "
+            "(use a policy of kernelbandits.policies.online_multitask)"
+        )
+    set_task(task)
+
+
 @renamed_parameters(T="horizon")
 def run(policy: Policy | ProblemPolicyFactory, problem: Problem, horizon: int, seed: int) -> Trace:
     """Play ``horizon`` (``T``) rounds of ``policy`` on ``problem``.
@@ -85,6 +98,7 @@ def run(policy: Policy | ProblemPolicyFactory, problem: Problem, horizon: int, s
     ys: list[float | np.ndarray] = []
     wall = np.empty(T)
     for t in range(T):
+        _reveal_task(pol, problem.revealed_task(t))
         start = time.perf_counter()
         x = pol.ask()
         ask_time = time.perf_counter() - start

@@ -16,8 +16,11 @@ from kernelbandits.kernels.multitask import (
     ICM,
     IndependentTasks,
     SeparableSum,
+    TaggedTasks,
     check_task_matrix,
     evgeniou_task_matrix,
+    interaction_task_matrix,
+    tag_tasks,
 )
 from kernelbandits.kernels.stationary import RBF, Matern
 
@@ -39,6 +42,9 @@ __all__ = [
     "Scaled",
     "SeparableSum",
     "Sum",
+    "TaggedTasks",
     "check_task_matrix",
     "evgeniou_task_matrix",
+    "interaction_task_matrix",
+    "tag_tasks",
 ]

@@ -10,7 +10,10 @@ scalar kernels ``k_j`` and symmetric PSD task matrices ``B_j``:
 * :class:`ICM` — one term, ``k(x, x') B`` (intrinsic coregionalisation model);
   :meth:`ICM.evgeniou` builds the special case ``B = omega I + (1 - omega) 1 1^T / n``;
 * :class:`IndependentTasks` — ``diag(k_1, ..., k_n)`` = ``sum_i k_i e_i e_i^T`` (no transfer);
-* :class:`SeparableSum` — the general sum (not diagonalisable in one basis in general).
+* :class:`SeparableSum` — the general sum (not diagonalisable in one basis in general);
+* :class:`TaggedTasks` — any of them read as one scalar kernel on tagged inputs ``(x, i)``, for
+  data with one task per observation (Sessa et al. 2023), and :func:`interaction_task_matrix`,
+  their ``A_b^{-1}``.
 
 Notation (shapes):
     n        number of tasks (outputs)
@@ -30,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from kernelbandits._deprecation import renamed_parameters
 from kernelbandits._validation import (
@@ -41,7 +44,7 @@ from kernelbandits._validation import (
     numeric_array,
     require_finite,
 )
-from kernelbandits.kernels.base import Kernel, check_kernel
+from kernelbandits.kernels.base import Kernel, check_kernel, check_theta
 
 #: relative tolerance of the symmetry and PSD checks, and of dropping null eigen-directions
 TASK_MATRIX_RTOL = 1e-10
@@ -279,3 +282,100 @@ def check_multitask_kernel(kernel: object, dim: int | None = None) -> SeparableS
     if dim is not None and kernel.input_dim not in (None, dim):
         raise ValueError(f"kernel expects dimension {kernel.input_dim}; the domain has {dim}")
     return kernel
+
+
+def interaction_task_matrix(n_tasks: int, interaction: float) -> FloatArray:
+    """``A_b^{-1}`` for the interaction matrix ``A_b = (1 + b) I - (b / n) 1 1^T`` (``b =
+    interaction``) of Sessa et al.
+    (NeurIPS 2023; the complete-graph case of GoB.Lin, Cesa-Bianchi et al. 2013), shape
+    ``(n, n)``.
+
+    ``A_b^{-1} = I / (1 + b) + b / (n (1 + b)) 1 1^T``: eigenvalue 1 on the tasks' mean and
+    ``1 / (1 + b)`` on every deviation from it. This is :func:`evgeniou_task_matrix` with
+    ``omega = 1 / (1 + b)``: ``b = 0`` is independent tasks, ``b -> inf`` one shared function.
+    The RKHS norm of ``f = (f_1, ..., f_n)`` under ``k A_b^{-1}`` is
+    ``sum_i ||f_i||^2 + b sum_i ||f_i - mean_j f_j||^2``.
+    """
+    b = as_real(interaction, "interaction", "a number >= 0")
+    if not (np.isfinite(b) and b >= 0.0):
+        raise ValueError(f"interaction (b) must be a finite number >= 0; got {interaction!r}")
+    return evgeniou_task_matrix(n_tasks, 1.0 / (1.0 + b))
+
+
+class TaggedTasks(Kernel):
+    """A multi-task kernel read as one scalar kernel on *tagged* inputs ``(x, i)``: the last
+    coordinate is the task index ``i in {0, ..., n - 1}`` and
+
+        k((x, i), (x', j)) = Gamma(x, x')_{ij} = sum_r k_r(x, x') [B_r]_{ij}.
+
+    The model of a setting where each observation belongs to one task (Sessa et al. 2023's
+    online multi-task learning; the task-indexed GP of Bonilla et al. 2008): a
+    :class:`~kernelbandits.regression.GPPosterior` under this kernel is the multi-task
+    posterior with one task observed per row, updated incrementally.
+
+    Parameters
+    ----------
+    multitask : the :class:`SeparableSum` ``Gamma`` (e.g. ``ICM(k, interaction_task_matrix(n,
+        interaction))``); its input dimension ``d`` (when known) makes this kernel's ``d + 1``.
+    """
+
+    def __init__(self, multitask: SeparableSum) -> None:
+        if not isinstance(multitask, SeparableSum):
+            raise ValueError(
+                "multitask must be a multi-task kernel (ICM, IndependentTasks or SeparableSum); "
+                f"got {type(multitask).__name__}"
+            )
+        self.multitask = multitask
+        self.n_tasks = multitask.n_tasks
+        self.input_dim = None if multitask.input_dim is None else multitask.input_dim + 1
+
+    def split(self, X: ArrayLike) -> tuple[FloatArray, NDArray[np.intp]]:
+        """``X (m, d + 1)`` as its points ``(m, d)`` and task indices ``(m,)``; ``ValueError``
+        when a tag is not an integer in ``[0, n)``."""
+        Xa = as_points(X, "X", self.input_dim)
+        if Xa.shape[1] < 2:
+            raise ValueError("tagged inputs need at least one coordinate and the task index")
+        tags = Xa[:, -1]
+        tasks = tags.astype(np.intp)
+        if np.any(tasks != tags) or np.any(tasks < 0) or np.any(tasks >= self.n_tasks):
+            raise ValueError(
+                f"the last coordinate must be a task index in 0..{self.n_tasks - 1}; got "
+                f"{sorted(set(tags.tolist()))[:5]}"
+            )
+        return Xa[:, :-1], tasks
+
+    def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
+        (Xp, i), (Yp, j) = self.split(X), self.split(Y)
+        K = np.zeros((Xp.shape[0], Yp.shape[0]))
+        for k, B in zip(self.multitask.kernels, self.multitask.task_matrices, strict=True):
+            K += k(Xp, Yp) * B[np.ix_(i, j)]
+        return K
+
+    def diag(self, X: ArrayLike) -> FloatArray:
+        Xp, i = self.split(X)
+        out = np.zeros(Xp.shape[0])
+        for k, B in zip(self.multitask.kernels, self.multitask.task_matrices, strict=True):
+            out += k.diag(Xp) * B[i, i]
+        return out
+
+    @property
+    def theta(self) -> FloatArray:
+        """Empty: the task matrices are fixed (fit the scalar kernels before tagging them)."""
+        return np.zeros(0)
+
+    def with_theta(self, theta: ArrayLike) -> TaggedTasks:
+        check_theta(theta, 0)
+        return self
+
+    def __repr__(self) -> str:
+        return f"TaggedTasks({self.multitask!r})"
+
+
+def tag_tasks(X: ArrayLike, tasks: ArrayLike) -> FloatArray:
+    """Points ``X (m, d)`` with their task indices ``tasks`` (``(m,)`` or one integer) as a last
+    column, shape ``(m, d + 1)``: the inputs of :class:`TaggedTasks`."""
+    Xa = as_points(X, "X")
+    t = np.broadcast_to(np.asarray(tasks), (Xa.shape[0],))
+    if not np.all(np.isfinite(t.astype(float))) or np.any(t.astype(float) != np.round(t)):
+        raise ValueError("tasks must be integer task indices")
+    return np.column_stack([Xa, t.astype(float)])

@@ -27,6 +27,7 @@ from kernelbandits.policies.libo import (
 from kernelbandits.policies.linucb import FeatureGPUCB, LinUCB
 from kernelbandits.policies.mtbkb import ITBKB, MTBKB
 from kernelbandits.policies.multitask import ITKB, MOBO, MTKB
+from kernelbandits.policies.online_multitask import AdaMTUCB, MultiTaskUCB, TaskPolicy
 from kernelbandits.policies.outcome import AffineOutcome
 from kernelbandits.policies.quantum import QGPUCB, QLinUCB, StagedQuantumPolicy
 from kernelbandits.policies.transfer import DeltaBO, JointGPUCB
@@ -47,6 +48,7 @@ __all__ = [
     "MTBKB",
     "MTKB",
     "QGPUCB",
+    "AdaMTUCB",
     "AffineOutcome",
     "BKBBeta",
     "BetaSchedule",
@@ -61,6 +63,7 @@ __all__ = [
     "JointGPUCB",
     "LifelongPolicy",
     "LinUCB",
+    "MultiTaskUCB",
     "OfflineMetaLearned",
     "Policy",
     "PolicyCheckError",
@@ -73,6 +76,7 @@ __all__ = [
     "ScoredGPPolicy",
     "SrinivasBeta",
     "StagedQuantumPolicy",
+    "TaskPolicy",
     "VectorPolicy",
     "VectorRandomPolicy",
     "WithInitialDesign",

@@ -2,6 +2,11 @@
 
 from kernelbandits.problems.base import FunctionProblem, Problem
 from kernelbandits.problems.multiobjective import VectorProblem, tabular_values
+from kernelbandits.problems.online_multitask import (
+    LinearTaskSequence,
+    TaskSequenceProblem,
+    sessa_synthetic,
+)
 from kernelbandits.problems.random_functions import GPSampleProblem, RKHSFunctionProblem
 from kernelbandits.problems.synthetic import Bohachevsky, Branin
 
@@ -10,8 +15,11 @@ __all__ = [
     "Branin",
     "FunctionProblem",
     "GPSampleProblem",
+    "LinearTaskSequence",
     "Problem",
     "RKHSFunctionProblem",
+    "TaskSequenceProblem",
     "VectorProblem",
+    "sessa_synthetic",
     "tabular_values",
 ]

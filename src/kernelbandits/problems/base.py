@@ -63,6 +63,13 @@ class Problem(ABC):
         del t
         return self.evaluate(x, rng)
 
+    def revealed_task(self, t: int) -> int | None:
+        """The task the environment reveals before round ``t`` (0-based), or ``None`` (default:
+        no task). An online multi-task problem (Sessa et al. 2023) returns one; the runner then
+        calls the policy's ``set_task`` before asking it."""
+        del t
+        return None
+
     def trajectory_values(self, X: ArrayLike) -> FloatArray:
         """Noise-free values of the points ``X (T, d)`` played in order, ``(T,)``: :meth:`f`
         unless the problem changes over rounds."""

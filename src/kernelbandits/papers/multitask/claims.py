@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kernelbandits.papers.multitask import sessa
 from kernelbandits.report import notes
 from kernelbandits.report.claims import (
     FINAL,
@@ -184,4 +185,5 @@ def _claims() -> list[Claim]:
     ]  # fmt: skip
 
 
-CLAIMS: tuple[Claim, ...] = tuple(_claims())
+#: with Sessa et al.'s claims on their online multi-task experiment
+CLAIMS: tuple[Claim, ...] = tuple(_claims()) + sessa.CLAIMS

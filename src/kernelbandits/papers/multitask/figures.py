@@ -11,6 +11,7 @@ panels' metrics and bands: :mod:`kernelbandits.report.figures`); the package reg
 
 from __future__ import annotations
 
+from kernelbandits.papers.multitask import sessa
 from kernelbandits.papers.multitask.experiments import REFERENCE
 from kernelbandits.report.figures import Panel, PaperFigure
 
@@ -22,7 +23,7 @@ def _mt(experiment: str, title: str) -> Panel:
     return Panel(experiment, title, "average", "sd", ylabel=_MT_Y)
 
 
-FIGURES = (
+FIGURES: tuple[PaperFigure, ...] = (
     PaperFigure(
         "multitask-fig1", "multitask",
         "Fig. 1: MT-KB and MT-BKB vs IT-KB and IT-BKB on RKHS functions (Chebyshev)",
@@ -69,3 +70,5 @@ FIGURES = (
         "(mean ± 1 sd, as in Sec. 5).",
     ),
 )  # fmt: skip
+#: Sessa et al.'s online multi-task figure, reported with the paper it improves on
+FIGURES += sessa.FIGURES
