@@ -65,6 +65,7 @@ from kernelbandits.kernels import (
     TaggedTasks,
     check_task_matrix,
     evgeniou_task_matrix,
+    interaction_form,
     interaction_task_matrix,
     tag_tasks,
 )
@@ -1350,6 +1351,20 @@ def _online(name: str) -> Subject:
 ONLINE_MULTITASK = [
     _b("tagged-tasks-not-multitask", lambda: TaggedTasks(RBF(0.2)), "multitask", "SeparableSum"),
     _b("interaction-negative", lambda: interaction_task_matrix(3, -1.0), "interaction", ">= 0"),
+    _b(
+        "interaction-form-not-psd",
+        lambda: interaction_form([[1, 2], [2, 1]]),
+        "task_matrix",
+        "semi-definite",
+    ),
+    _b(
+        "mtkb-improved-not-ab",
+        lambda: MTKB(
+            LINE, ICM(RBF(0.2), [[1.0, 0.1], [0.1, 2.0]]), LinearScalarization(), radius="improved"
+        ),
+        "radius",
+        "A_b",
+    ),
     _b("tag-tasks-fraction", lambda: tag_tasks(np.eye(2), [0, 0.5]), "tasks", "integer"),
     _b(
         "mt-ucb-radius", lambda: MultiTaskUCB(TAGGED, Linear(), 2, radius="wide"), "radius", "naive"

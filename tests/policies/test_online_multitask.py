@@ -362,3 +362,56 @@ def test_online_policies_keep_the_contract(cls: type) -> None:
         p.set_task(2)
     np.testing.assert_array_equal(one_by_one.ask(), at_once.ask())
     assert one_by_one.width(2) == at_once.width(2)
+
+
+# -- the improved radius in MT-KB (every task observed at every point) ---------------------------
+def test_interaction_form_recovers_scale_and_b() -> None:
+    from kernelbandits.kernels import evgeniou_task_matrix, interaction_form
+
+    scale, b = interaction_form(evgeniou_task_matrix(4, 0.4))  # type: ignore[misc]
+    assert scale == pytest.approx(1.0) and b == pytest.approx(1 / 0.4 - 1)
+    scale, b = interaction_form(2.5 * interaction_task_matrix(3, 7.0))  # type: ignore[misc]
+    assert scale == pytest.approx(2.5) and b == pytest.approx(7.0)
+    assert interaction_form([[1.0, 0.2], [0.2, 2.0]]) is None  # unequal diagonal
+    assert interaction_form([[1.0, -0.2], [-0.2, 1.0]]) is None  # negative correlation
+    assert interaction_form(np.ones((2, 2))) is None  # one shared function: b infinite
+
+
+def test_mtkb_improved_radius_reads_the_full_information_setting() -> None:
+    from kernelbandits.kernels import evgeniou_task_matrix
+    from kernelbandits.policies import MTKB
+    from kernelbandits.scalarization import LinearScalarization
+
+    grid = Grid.linspace(0.0, 1.0, 31)
+    kernel = ICM(RBF(0.2), 2.0 * evgeniou_task_matrix(3, 0.5))  # scale 2, b = 1
+
+    def make(radius: str, norm_bound: float) -> MTKB:
+        return MTKB(
+            grid, kernel, LinearScalarization(), lam=0.1, norm_bound=norm_bound, noise_std=0.3,
+            radius=radius, similarity=0.4, seed=0,  # type: ignore[arg-type]
+        )  # fmt: skip
+
+    policies = {"theorem": make("theorem", 0.0), "improved": make("improved", 1.0)}
+    X = grid.points[[2, 9, 9, 20, 30]]
+    Y = np.column_stack([np.sin(5 * X[:, 0]) + k for k in range(3)])
+    for policy in policies.values():
+        policy.tell_many(X, Y)
+    parts = policies["improved"].improved_radius()
+    gamma_mt = _info_gain(kernel.gram(X), 0.1)  # 1/2 log det(I + G / lam) over the 15 outputs
+    gamma_x = _info_gain(2.0 * RBF(0.2)(X), 0.1)  # the points under scale * k
+    assert parts.variance_naive == pytest.approx(np.sqrt(2 * (gamma_mt + np.log(10)) / 0.1))
+    np.testing.assert_allclose(
+        parts.variance_tasks, np.sqrt(2 * (1 + 1 * 3) * (gamma_x + np.log(10)) / 0.1)
+    )
+    # the naive variance part is Thm 2's noise part (norm_bound 0 leaves only it)
+    assert 0.3 * parts.variance_naive == pytest.approx(policies["theorem"].width())
+    assert policies["improved"].width() <= parts.naive + 1e-12
+    # B2 counts every output: t = 3 tasks x 5 points = 15 observations
+    b, t = 1.0, 15
+    expected_b2 = np.sqrt(1.4**2 / 2 + 2 * b * 3 / 2 + 2 * b * 1.4**2 * t**2 / (3 * 0.1**2 * 2**3))
+    assert parts.bias_growing == pytest.approx(expected_b2) and parts.bias_data is None
+    with pytest.raises(ValueError, match="radius='improved'"):
+        MTKB(grid, ICM(RBF(0.2), [[1.0, 0.1], [0.1, 2.0]]), LinearScalarization(),
+             radius="improved")  # fmt: skip
+    with pytest.raises(ValueError, match="radius"):
+        MTKB(grid, kernel, LinearScalarization(), radius="wide")  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from kernelbandits.kernels.multitask import (
     TaggedTasks,
     check_task_matrix,
     evgeniou_task_matrix,
+    interaction_form,
     interaction_task_matrix,
     tag_tasks,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "TaggedTasks",
     "check_task_matrix",
     "evgeniou_task_matrix",
+    "interaction_form",
     "interaction_task_matrix",
     "tag_tasks",
 ]

@@ -285,8 +285,8 @@ def check_multitask_kernel(kernel: object, dim: int | None = None) -> SeparableS
 
 
 def interaction_task_matrix(n_tasks: int, interaction: float) -> FloatArray:
-    """``A_b^{-1}`` for the interaction matrix ``A_b = (1 + b) I - (b / n) 1 1^T`` (``b =
-    interaction``) of Sessa et al.
+    """``A_b^{-1}`` for the interaction matrix ``A_b = (1 + b) I - (b / n) 1 1^T``
+    (``b = interaction``) of Sessa et al.
     (NeurIPS 2023; the complete-graph case of GoB.Lin, Cesa-Bianchi et al. 2013), shape
     ``(n, n)``.
 
@@ -302,6 +302,25 @@ def interaction_task_matrix(n_tasks: int, interaction: float) -> FloatArray:
     return evgeniou_task_matrix(n_tasks, 1.0 / (1.0 + b))
 
 
+def interaction_form(task_matrix: ArrayLike) -> tuple[float, float] | None:
+    """``(scale, b)`` with ``task_matrix = scale A_b^{-1}`` (:func:`interaction_task_matrix`),
+    or ``None`` when the matrix is not of that form (a constant diagonal, a constant
+    non-negative off-diagonal below it): e.g. Evgeniou's matrix with ``omega > 0`` is
+    ``A_b^{-1}`` with ``b = 1 / omega - 1``."""
+    B = check_task_matrix(task_matrix)
+    n = B.shape[0]
+    diagonal = float(B[0, 0])
+    off = float(B[0, 1]) if n > 1 else 0.0
+    tol = TASK_MATRIX_RTOL * max(abs(diagonal), 1e-300)
+    expected = (diagonal - off) * np.eye(n) + off * np.ones((n, n))
+    if np.abs(B - expected).max() > tol or off < -tol or diagonal - off <= tol:
+        return None
+    alpha, beta = diagonal - off, max(off, 0.0)  # B = alpha I + beta 1 1^T
+    # A_b^{-1} has eigenvalue 1 on 1 and 1 / (1 + b) on its complement
+    scale = alpha + n * beta
+    return scale, n * beta / alpha
+
+
 class TaggedTasks(Kernel):
     """A multi-task kernel read as one scalar kernel on *tagged* inputs ``(x, i)``: the last
     coordinate is the task index ``i in {0, ..., n - 1}`` and
@@ -315,8 +334,9 @@ class TaggedTasks(Kernel):
 
     Parameters
     ----------
-    multitask : the :class:`SeparableSum` ``Gamma`` (e.g. ``ICM(k, interaction_task_matrix(n,
-        interaction))``); its input dimension ``d`` (when known) makes this kernel's ``d + 1``.
+    multitask : the :class:`SeparableSum` ``Gamma``, e.g.
+        ``ICM(k, interaction_task_matrix(n, interaction))``; its input dimension ``d`` (when
+        known) makes this kernel's ``d + 1``.
     """
 
     def __init__(self, multitask: SeparableSum) -> None:

@@ -15,8 +15,9 @@ and regulariser ``lam``; the interval is ``|f_i(x) - mu_t(x, i)| <= beta_t^(i) s
 (``sigma_t`` the posterior standard deviation: ``||phi||_{V_t^{-1}} = sigma_t / sqrt(lam)``).
 
 * :func:`naive_radius`: the bound for any kernel regression in the RKHS of ``Gamma`` (Abbasi-Yadkori
-  et al. 2011; Chowdhury & Gopalan 2017) with ``||f||_Gamma^2 = sum_i ||f_i||^2 + b sum_i ||f_i -
-  f_bar||^2 <= n B^2 (1 + b eps^2)`` and the *multi-task* information gain ``gamma_t``::
+  et al. 2011; Chowdhury & Gopalan 2017) with
+  ``||f||_Gamma^2 = sum_i ||f_i||^2 + b sum_i ||f_i - f_bar||^2 <= n B^2 (1 + b eps^2)`` and the
+  *multi-task* information gain ``gamma_t``::
 
       beta_naive = B sqrt(n (1 + b eps^2)) + R / sqrt(lam) sqrt(2 (gamma_t + ln(1/delta)))
 
@@ -53,8 +54,8 @@ were made with; every term is reproduced as that code computes it, including
 * ``t`` in ``B2``: every observation so far, initial ones included;
 * no union bound over rounds (``delta`` is used as is, the anytime self-normalised bound).
 
-Since ``B_naive`` and the naive variance are among the minimised terms, ``beta_improved^(i) <=
-beta_naive`` always (the tests check it on random data). Information gains are
+Since ``B_naive`` and the naive variance are among the minimised terms,
+``beta_improved^(i) <= beta_naive`` always (the tests check it on random data). Information gains are
 ``1/2 log det(I + K / lam)``, accumulated incrementally by
 :class:`~kernelbandits.regression.GPPosterior` (no determinant overflow, which the authors'
 ``np.linalg.det`` meets at large ``n d T``).
@@ -141,8 +142,9 @@ def naive_radius(
     delta: float,
     info_gain: float,
 ) -> float:
-    """The naive multi-task radius ``B sqrt(n (1 + b eps^2)) + R sqrt(2 (gamma_t + ln(1/delta))
-    / lam)`` (module notes), the same for every task.
+    """The naive multi-task radius
+    ``B sqrt(n (1 + b eps^2)) + R sqrt(2 (gamma_t + ln(1/delta)) / lam)`` (module notes), the
+    same for every task.
 
     Parameters
     ----------

@@ -277,8 +277,8 @@ class AdaMTUCB(MultiTaskUCB):
     ----------
     domain, kernel, n_tasks, interaction, norm_bound, noise_std, lam, delta, predictive_sd, seed : as
         :class:`MultiTaskUCB` (the radius is the improved one).
-    similarity_grid : increasing candidate similarities (default the authors' ``0.1, 0.2, 0.3,
-        0.5, 0.7, 0.9``).
+    similarity_grid : increasing candidate similarities (default the authors'
+        ``0.1, 0.2, 0.3, 0.5, 0.7, 0.9``).
     reward_bounds : ``(2,)`` ``[r_min, r_max]`` for every task or ``(n, 2)`` one row per task;
         default ``+-B max_x sqrt(k(x, x))`` over each task's candidates, which holds whenever
         ``||f_i||_k <= B`` (the authors' code uses the true range of each task, an oracle).
