@@ -321,6 +321,27 @@ def interaction_form(task_matrix: ArrayLike) -> tuple[float, float] | None:
     return scale, n * beta / alpha
 
 
+def split_tasks(
+    X: ArrayLike, n_tasks: int | None = None, name: str = "X"
+) -> tuple[FloatArray, NDArray[np.intp]]:
+    """Tagged points ``X (m, d + 1)`` (:func:`tag_tasks`) as their points ``(m, d)`` and task
+    indices ``(m,)``; ``ValueError`` naming ``name`` when a tag is not an integer in
+    ``[0, n_tasks)`` (``[0, inf)`` if ``n_tasks`` is ``None``)."""
+    Xa = as_points(X, name)
+    if Xa.shape[1] < 2:
+        raise ValueError(f"{name}: tagged points need at least one coordinate and the task index")
+    tags = Xa[:, -1]
+    tasks = tags.astype(np.intp)
+    top = np.inf if n_tasks is None else n_tasks
+    if np.any(tasks != tags) or np.any(tasks < 0) or np.any(tasks >= top):
+        allowed = "an integer >= 0" if n_tasks is None else f"in 0..{n_tasks - 1}"
+        raise ValueError(
+            f"the last coordinate of {name} must be a task index {allowed}; got "
+            f"{sorted(set(tags.tolist()))[:5]}"
+        )
+    return Xa[:, :-1], tasks
+
+
 class TaggedTasks(Kernel):
     """A multi-task kernel read as one scalar kernel on *tagged* inputs ``(x, i)``: the last
     coordinate is the task index ``i in {0, ..., n - 1}`` and
@@ -350,19 +371,9 @@ class TaggedTasks(Kernel):
         self.input_dim = None if multitask.input_dim is None else multitask.input_dim + 1
 
     def split(self, X: ArrayLike) -> tuple[FloatArray, NDArray[np.intp]]:
-        """``X (m, d + 1)`` as its points ``(m, d)`` and task indices ``(m,)``; ``ValueError``
-        when a tag is not an integer in ``[0, n)``."""
-        Xa = as_points(X, "X", self.input_dim)
-        if Xa.shape[1] < 2:
-            raise ValueError("tagged inputs need at least one coordinate and the task index")
-        tags = Xa[:, -1]
-        tasks = tags.astype(np.intp)
-        if np.any(tasks != tags) or np.any(tasks < 0) or np.any(tasks >= self.n_tasks):
-            raise ValueError(
-                f"the last coordinate must be a task index in 0..{self.n_tasks - 1}; got "
-                f"{sorted(set(tags.tolist()))[:5]}"
-            )
-        return Xa[:, :-1], tasks
+        """``X (m, d + 1)`` as its points ``(m, d)`` and task indices ``(m,)``
+        (:func:`split_tasks`)."""
+        return split_tasks(as_points(X, "X", self.input_dim), self.n_tasks)
 
     def _gram(self, X: FloatArray, Y: FloatArray) -> FloatArray:
         (Xp, i), (Yp, j) = self.split(X), self.split(Y)

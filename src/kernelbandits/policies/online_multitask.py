@@ -44,7 +44,12 @@ from kernelbandits._validation import (
 from kernelbandits.domains import Domain, Grid
 from kernelbandits.kernels.base import Kernel, check_kernel
 from kernelbandits.kernels.features import FeatureKernel, Linear
-from kernelbandits.kernels.multitask import ICM, TaggedTasks, interaction_task_matrix
+from kernelbandits.kernels.multitask import (
+    ICM,
+    TaggedTasks,
+    interaction_task_matrix,
+    split_tasks,
+)
 from kernelbandits.policies.base import Policy, PolicyTags
 from kernelbandits.policies.multitask_radius import (
     MultiTaskRadius,
@@ -80,13 +85,8 @@ class TaskPolicy(Policy[float]):
             raise ValueError("an online multi-task policy needs a Grid of tagged points (x, i)")
         self.grid: Grid = domain
         self.n_tasks = check_count(n_tasks, "n_tasks")
-        tags = domain.points[:, -1]
-        tasks = tags.astype(np.intp)
-        if domain.dim < 2 or np.any(tasks != tags) or np.any((tasks < 0) | (tasks >= self.n_tasks)):
-            raise ValueError(
-                f"the domain's last coordinate must be a task index in 0..{self.n_tasks - 1} "
-                "(tag the actions with kernelbandits.kernels.tag_tasks)"
-            )
+        # the domain's rows are tagged actions (x, i): kernelbandits.kernels.tag_tasks
+        _, tasks = split_tasks(domain.points, self.n_tasks, "domain")
         self.candidate_rows = [np.flatnonzero(tasks == i) for i in range(self.n_tasks)]
         empty = [i for i, rows in enumerate(self.candidate_rows) if rows.size == 0]
         if empty:
@@ -198,9 +198,7 @@ class MultiTaskUCB(TaskPolicy):
             TaggedTasks(ICM(self.kernel, self.task_matrix)), self.lam, domain.dim
         )
         points = self.grid.points
-        self._trackers: list[CandidatePosterior] = [
-            self.posterior.track(points[rows]) for rows in self.candidate_rows
-        ]
+        self._tracked: CandidatePosterior = self.posterior.track(points)  # every (x, i)
         # each task's own information gain gamma^(i): the input kernel on its points alone
         self._task_models = [
             GPPosterior(self.kernel, self.lam, domain.dim - 1) for _ in range(n_tasks)
@@ -232,9 +230,9 @@ class MultiTaskUCB(TaskPolicy):
     def mean_sd(self, task: int) -> tuple[FloatArray, FloatArray]:
         """Posterior mean and the UCB's standard deviation on ``task``'s candidates, ``(m_i,)``
         each (in the order of ``candidate_rows[task]``)."""
-        tracker = self._trackers[task]
-        var = tracker.variance + (self.lam if self.predictive_sd else 0.0)
-        return tracker.mean, np.sqrt(var)
+        rows = self.candidate_rows[task]
+        var = self._tracked.variance[rows] + (self.lam if self.predictive_sd else 0.0)
+        return self._tracked.mean[rows], np.sqrt(var)
 
     def _propose(self) -> FloatArray:
         task = self._current_task()

@@ -23,7 +23,7 @@ from kernelbandits._validation import (
     numeric_array,
 )
 from kernelbandits.domains import Grid
-from kernelbandits.kernels.multitask import tag_tasks
+from kernelbandits.kernels.multitask import split_tasks, tag_tasks
 from kernelbandits.problems.base import Problem
 
 __all__ = [
@@ -71,11 +71,8 @@ class TaskSequenceProblem(Problem):
         self.grid = Grid(P)
         self.domain = self.grid
         self.values = as_finite_vector(values, P.shape[0], "values")
-        tags = P[:, -1]
-        if np.any(tags != np.round(tags)) or np.any(tags < 0):
-            raise ValueError("the last coordinate of points must be a task index >= 0")
-        self.n_tasks = int(tags.max()) + 1
-        self._tags = tags.astype(np.intp)
+        _, self._tags = split_tasks(P, name="points")
+        self.n_tasks = int(self._tags.max()) + 1
         present = np.bincount(self._tags, minlength=self.n_tasks)
         if np.any(present == 0):
             raise ValueError(f"every task needs actions; none for {np.flatnonzero(present == 0)}")
@@ -119,7 +116,8 @@ class TaskSequenceProblem(Problem):
         """``i_t``, the task of round ``t`` (0-based)."""
         if not 0 <= t < self.task_sequence.size:
             raise ValueError(
-                f"round {t} is past the task sequence ({self.task_sequence.size} rounds)"
+                f"round {t} is past the task sequence ({self.task_sequence.size} rounds): build "
+                "the problem with a longer task_sequence (sessa_synthetic: max_rounds)"
             )
         return int(self.task_sequence[t])
 
