@@ -102,7 +102,8 @@ bench: $(BENCH_STAMP)
 
 # HEBO and SMAC3, the peers of bench-quality (CI installs neither: their tests skip without them).
 # pyrfr (SMAC3's random forest) is built from its sdist by swig, so swig (a wheel with the binary)
-# goes in first and the venv's bin/ is on PATH for the build. The `peers` extra holds what
+# goes in first; pip's isolated build cannot import the venv's `swig` wrapper module, so PATH and
+# SWIG_LIB point at the binary and the library inside that wheel (measured: the wrapper fails). The `peers` extra holds what
 # resolves cleanly, with HEBO's own pin pymoo==0.6.0 (HEBO is repeatable with it, not with 0.6.2).
 # pymoo 0.6.0 has no wheel for this Python, and its sdist compiles its Cython modules (the
 # non-dominated sort among them) only when Cython and numpy are importable at build time, so it
@@ -115,7 +116,9 @@ PEERS_STAMP = $(VENV)/.installed-peers
 
 $(PEERS_STAMP): $(BENCH_STAMP)
 	$(BIN)/python -m pip install --quiet "swig==4.5.1"
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pip install --quiet -e ".[bench,peers]"
+	SWIG_DATA="$$($(BIN)/python -c 'import swig; print(swig.DATA)')"; \
+		PATH="$$SWIG_DATA/bin:$$PATH" SWIG_LIB="$$(ls -d $$SWIG_DATA/share/swig/*)" \
+		$(BIN)/python -m pip install --quiet -e ".[bench,peers]"
 	$(BIN)/python -m pip install --quiet --no-deps "hebo==0.3.6"
 	$(BIN)/python -m pip install --quiet "cython<3"
 	$(BIN)/python -m pip install --quiet --no-cache-dir --no-build-isolation --no-deps \

@@ -42,15 +42,19 @@ def _study(sampler, objective, n_trials: int):
 @pytest.mark.slow  # BoTorch's multi-task fits: about a minute on one free core
 def test_runs_without_repeats_reproducibly_and_uses_the_source() -> None:
     """On a 7 x 7 lattice with a source shifted by one cell, 12 trials: distinct
-    configurations, the same seed the same ones, and the optimum (4, 2) found (12 of 49 points
-    at random find it with probability 0.24)."""
+    configurations, the same seed the same ones, and the first model-driven proposal at the
+    source's optimum (5, 2), which the target's one random trial (3, 5) cannot point to (the
+    source's 20 random trials do not contain it either: their best is (4, 1)). Whether 12
+    trials then find the target's optimum is luck of the seed (it did with an earlier random
+    stream, not with this one), so it is not asserted."""
     pytest.importorskip("botorch")
     source = _study(optuna.samplers.RandomSampler(seed=3), _objective(1), 20)
+    assert (source.best_params["i"], source.best_params["j"]) != (5, 2)
     runs = [_study(MultiTaskGPSampler([source], seed=0), _objective(0), 12) for _ in range(2)]
     configs = [[(t.params["i"], t.params["j"]) for t in r.trials] for r in runs]
     assert configs[0] == configs[1]
     assert len(set(configs[0])) == 12
-    assert runs[0].best_value == 0.0
+    assert configs[0][1] == (5, 2)
 
 
 def test_refuses_no_source_and_no_startup() -> None:
