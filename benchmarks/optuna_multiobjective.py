@@ -34,8 +34,9 @@ What is measured: the hypervolume of the observed Pareto front of a minimisation
   after each trial; the report gives it, and its ratio to ``max_hv``.
 
 * **Samplers**, each built fresh for every (problem, seed): ``kb-multitask`` =
-  ``kernelbandits.integrations.optuna.MultiTaskSampler(seed=seed)`` (defaults: MAP-fitted ICM
-  hyperparameters, Chebyshev random scalarisations); ``optuna-gp``, ``optuna-tpe``,
+  ``kernelbandits.integrations.optuna.MultiTaskSampler(seed=seed)`` (defaults: one MAP-fitted
+  GP per objective, expected hypervolume improvement; the runs of the page's block made before
+  that default say so in its note on versions); ``optuna-gp``, ``optuna-tpe``,
   ``optuna-nsga2``, ``random`` = Optuna's ``GPSampler``, ``TPESampler``, ``NSGAIISampler``,
   ``RandomSampler`` with ``seed=seed`` and their defaults. ``--variant NAME:key=value,...``
   adds ``MultiTaskSampler(seed=seed, key=value, ...)`` under NAME (as in

@@ -1,11 +1,12 @@
-"""Trade a random forest's accuracy against its size with Optuna and kernelbandits' multi-task GP.
+"""Trade a random forest's accuracy against its size with Optuna and MultiTaskSampler.
 
 Two objectives on the breast-cancer data set: maximise the 3-fold cross-validated accuracy of a
 scikit-learn ``RandomForestClassifier`` and minimise its size (total number of tree nodes, on a
-log scale), over the number of trees, the depth, the leaf size and the feature fraction. The
-two objectives share one multi-task GP (MT-KB's ICM kernel) and each trial maximises the
-expected hypervolume improvement of the front found so far (``MultiTaskSampler``'s default;
-``acquisition="ucb"`` scalarises with a random weight per trial, MT-KB's rule);
+log scale), over the number of trees, the depth, the leaf size and the feature fraction. Each
+objective has its own GP and each trial maximises the expected hypervolume improvement of the
+front found so far (``MultiTaskSampler``'s defaults; ``model="icm"`` models the two jointly
+with MT-KB's ICM kernel, ``acquisition="ucb"`` scalarises with a random weight per trial,
+MT-KB's rule);
 ``study.best_trials`` lists the non-dominated ones. The study lives in SQLite, so
 running the script again resumes it::
 

@@ -64,7 +64,7 @@ def test_run_store_report_and_page(mo: ModuleType, tmp_path: Path) -> None:
     argv = [
         "--problems", "branincurrin",
         "--samplers", "random", "optuna-nsga2",
-        "--variant", "kb-fixed:hyperparameters=fixed",
+        "--variant", "kb-fixed:model=icm,hyperparameters=fixed",
         "--seeds", "1", "--trials", "3",
         "--store", str(tmp_path / "store"), "--page", str(page),
     ]  # fmt: skip
@@ -78,7 +78,9 @@ def test_run_store_report_and_page(mo: ModuleType, tmp_path: Path) -> None:
     assert text.startswith("head\n") and text.endswith("tail\n") and "old" not in text
     assert "MultiTaskSampler's hypervolume at 3 trials >= GPSampler's" not in text  # no GP run
     assert "no problem has both kb-multitask and optuna-gp runs" in text
-    assert "`kb-fixed` = `MultiTaskSampler(seed=seed, hyperparameters='fixed')`" in text
+    assert (
+        "`kb-fixed` = `MultiTaskSampler(seed=seed, model='icm', hyperparameters='fixed')`" in text
+    )
     assert str(tmp_path) not in text  # no machine path in the page
     assert mo.main([*argv, "--report-only"]) == 0  # the store is read again, nothing runs
 

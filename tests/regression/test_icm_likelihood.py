@@ -209,7 +209,7 @@ def test_fixed_hyperparameters_propose_what_the_sampler_proposed_before():
     _optuna()
     from kernelbandits.integrations.optuna import MultiTaskSampler
 
-    sampler = MultiTaskSampler(seed=3, n_startup_trials=3, hyperparameters="fixed")
+    sampler = MultiTaskSampler(seed=3, n_startup_trials=3, model="icm", hyperparameters="fixed")
     # the points come out of L-BFGS-B runs: scipy's implementation (rewritten in C in scipy 1.15)
     # moves its end points by ~1e-8 between versions, so the tolerance is 1e-6 in [0, 1]^2 (a
     # different proposal rule moves them by 1e-2 or more)
@@ -220,9 +220,9 @@ def test_map_hyperparameters_are_deterministic_for_a_seed():
     _optuna()
     from kernelbandits.integrations.optuna import MultiTaskSampler
 
-    first = _params(MultiTaskSampler(seed=3, n_startup_trials=3))
+    first = _params(MultiTaskSampler(seed=3, n_startup_trials=3, model="icm"))
     fit_cache.clear()  # as in a fresh process
-    again = _params(MultiTaskSampler(seed=3, n_startup_trials=3))
+    again = _params(MultiTaskSampler(seed=3, n_startup_trials=3, model="icm"))
     assert first == again
     assert first[:3] == BEFORE_MAP[:3]  # the random startup trials
     assert first[3:] != BEFORE_MAP[3:]  # the fitted model proposes otherwise

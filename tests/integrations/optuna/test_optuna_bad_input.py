@@ -515,6 +515,18 @@ MULTITASK = [
     _b("multitask-rank-str", lambda: MultiTaskSampler(rank="2"), "rank", "integer >= 1"),
     _b("multitask-rank-float", lambda: MultiTaskSampler(rank=1.5), "rank", "integer >= 1"),
     _b(
+        "multitask-model",
+        lambda: MultiTaskSampler(model="shared"),
+        "model",
+        "'icm' or 'per-objective'",
+    ),
+    _b(
+        "multitask-task-matrix-needs-icm",
+        lambda: MultiTaskSampler(task_matrix="independent"),
+        "task_matrix",
+        "pass model='icm'",
+    ),
+    _b(
         "multitask-acquisition",
         lambda: MultiTaskSampler(acquisition="hvi"),
         "acquisition",
@@ -651,7 +663,7 @@ IN_A_STUDY = [
     _s(
         "multitask-task-matrix-size",
         MULTI,
-        lambda: MultiTaskSampler(seed=0, task_matrix=np.eye(3), n_startup_trials=1),
+        lambda: MultiTaskSampler(seed=0, model="icm", task_matrix=np.eye(3), n_startup_trials=1),
         "task_matrix",
         "the study has 2 objectives",
     ),

@@ -1,4 +1,4 @@
-"""``MultiTaskSampler(model="per-objective")``: one GP per objective
+"""``MultiTaskSampler(model="per-objective")``, the default: one GP per objective
 (:func:`kernelbandits.recipes.multitask.per_objective_model`), checked against the
 single-objective fit it reuses, against the closed-form GP posterior, and on the DTLZ2 history
 where the shared (ICM) lengthscales failed."""
@@ -100,8 +100,8 @@ def test_on_dtlz2_per_objective_models_keep_the_distance_variables_off_the_faces
         return float(((x[2:] - 0.5) ** 2).sum())
 
     for history in (0, 1, 2):
-        shared = g(_next_proposal(MultiTaskSampler(seed=0), history))
-        per_objective = g(_next_proposal(MultiTaskSampler(seed=0, model="per-objective"), history))
+        shared = g(_next_proposal(MultiTaskSampler(seed=0, model="icm"), history))
+        per_objective = g(_next_proposal(MultiTaskSampler(seed=0), history))  # the default
         assert shared > 0.45, history
         assert per_objective < 0.3, history
 
@@ -113,6 +113,9 @@ def test_on_dtlz2_per_objective_models_keep_the_distance_variables_off_the_faces
         {"model": "per-objective", "hyperparameters": "fixed"},
         {"model": "per-objective", "task_matrix": "independent"},
         {"model": "per-objective", "task_matrix": np.eye(2)},
+        {"task_matrix": "independent"},  # the default model is per-objective
+        {"rank": 2},
+        {"hyperparameters": "fixed"},
     ],
 )
 def test_bad_model_options_are_refused(options):
