@@ -135,8 +135,9 @@ bench-peers: $(PEERS_STAMP)
 # docs/benchmarks/sample_efficiency_problems.md
 QUALITY_STORE ?= $(HOME)/kb-bench-quality
 
+# PYTHONHASHSEED=0: SMAC3's proposals follow Python's string-hash order (benchmarks.harness.peer_loops)
 bench-quality: $(PEERS_STAMP)
-	$(BIN)/python -m benchmarks.sample_efficiency --jobs 2 --store $(QUALITY_STORE) \
+	PYTHONHASHSEED=0 $(BIN)/python -m benchmarks.sample_efficiency --jobs 2 --store $(QUALITY_STORE) \
 		--page docs/benchmarks/sample_efficiency.md --plots docs/benchmarks \
 		--details docs/benchmarks/sample_efficiency_problems.md
 	$(BIN)/python -m benchmarks.sampler_overhead --page docs/benchmarks/sample_efficiency.md \

@@ -54,7 +54,8 @@ within a budget of trials, and what each trial costs in wall time.
   ``Scenario(deterministic=<noiseless>, n_trials=trials, seed=seed)`` in a temporary output
   directory; a configuration SMAC asks for again (its intensifier, on noisy problems) is one
   more trial, and trials after SMAC stops proposing would be random configurations, both counted
-  with the run's warnings. More GPUCBSampler settings come from the command line with
+  with the run's warnings; SMAC's runs repeat only with a fixed ``PYTHONHASHSEED`` (the
+  command refuses to run SMAC without one; ``make bench-quality`` sets it). More GPUCBSampler settings come from the command line with
   ``--variant NAME:key=value,key=value`` (values parsed by ``ast.literal_eval``, else kept as
   strings; a value cannot contain a comma); they run in addition to ``--samplers`` (default:
   every built-in sampler that imports). More of our samplers go into :data:`FAMILIES`.
@@ -103,6 +104,7 @@ A quick look: ``--problems branin hpobench-kc1 --seeds 2 --trials 12 --store ~/k
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
@@ -120,7 +122,7 @@ from benchmarks.harness.cli import add_run_arguments, check_run_arguments, selec
 from benchmarks.harness.figures import plot
 from benchmarks.harness.machine import command_note, greenlet_note, machine_note
 from benchmarks.harness.pages import check_block, relative_link, rewrite_block, write_page
-from benchmarks.harness.peer_loops import LoopResult, hebo_run, smac_run
+from benchmarks.harness.peer_loops import LoopResult, hash_seed_problem, hebo_run, smac_run
 from benchmarks.harness.problems import Problem, available_problems, get_problem, noise_rng
 from benchmarks.harness.runner import (
     Task,
@@ -450,6 +452,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     args = ap.parse_args(argv)
     check_run_arguments(ap, args, available_problems(), available_samplers(), parse_variant)
+    chosen = args.samplers if args.samplers is not None else available_samplers()
+    problem = hash_seed_problem(os.environ)
+    if not args.report_only and SMAC in chosen and problem is not None:
+        ap.error(problem)
     return args
 
 

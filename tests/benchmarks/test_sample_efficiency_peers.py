@@ -16,6 +16,7 @@ import optuna
 import pytest
 from benchmarks.harness import samplers as samplers_module
 from benchmarks.harness.machine import importable
+from benchmarks.harness.peer_loops import hash_seed_problem
 from benchmarks.harness.problems import HPOBenchProblem, Parameter, get_problem
 from benchmarks.harness.runner import Task
 from benchmarks.harness.samplers import HEBO, SAMPLERS, SMAC, available, available_samplers
@@ -219,3 +220,13 @@ def test_rank_table_by_hand() -> None:
     assert se.rank_table({"p3": cells["p3"], "p4": {"b": cells["p1"]["b"]}}, 50).startswith(
         "Ranks: no problem"
     )
+
+
+def test_smac_needs_a_fixed_string_hash_seed() -> None:
+    """SMAC3's proposals follow Python's string-hash order (two processes diverged from trial 4
+    on Ackley-4 without ``PYTHONHASHSEED``, agreed with it): only an integer seed passes."""
+    assert hash_seed_problem({"PYTHONHASHSEED": "0"}) is None
+    assert hash_seed_problem({"PYTHONHASHSEED": "123"}) is None
+    for environ in ({}, {"PYTHONHASHSEED": "random"}, {"PYTHONHASHSEED": ""}):
+        problem = hash_seed_problem(environ)
+        assert problem is not None and "PYTHONHASHSEED=0" in problem
