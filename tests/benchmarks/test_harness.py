@@ -73,7 +73,9 @@ def test_make_targets_run_modules_whose_pages_hold_their_blocks() -> None:
     import re
 
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8").replace("\\\n", " ")
-    calls = re.findall(r"^\t\$\(BIN\)/python -m (benchmarks[\w.]*)(.*)$", makefile, re.MULTILINE)
+    calls = re.findall(  # a recipe line, maybe after environment settings (NAME=value)
+        r"^\t(?:[A-Z_]+=\S+ )*\$\(BIN\)/python -m (benchmarks[\w.]*)(.*)$", makefile, re.MULTILINE
+    )
     modules = {module for module, _ in calls}
     assert {
         "benchmarks.peers.bench_peers",
