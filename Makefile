@@ -103,8 +103,9 @@ bench: $(BENCH_STAMP)
 # HEBO and SMAC3, the peers of bench-quality (CI installs neither: their tests skip without them).
 # pyrfr (SMAC3's random forest) is built from its sdist by swig, so swig (a wheel with the binary)
 # goes in first; pip's isolated build cannot import the venv's `swig` wrapper module, so PATH and
-# SWIG_LIB point at the binary and the library inside that wheel (measured: the wrapper fails). The `peers` extra holds what
-# resolves cleanly, with HEBO's own pin pymoo==0.6.0 (HEBO is repeatable with it, not with 0.6.2).
+# SWIG_LIB point at the binary and the library inside that wheel (measured: the wrapper fails).
+# The `peers` extra holds what resolves cleanly, with HEBO's own pin pymoo==0.6.0 (HEBO is
+# repeatable with it, not with 0.6.2).
 # pymoo 0.6.0 has no wheel for this Python, and its sdist compiles its Cython modules (the
 # non-dominated sort among them) only when Cython and numpy are importable at build time, so it
 # is rebuilt without build isolation after Cython<3 is in: the same trajectories (measured on
@@ -135,7 +136,8 @@ bench-peers: $(PEERS_STAMP)
 # docs/benchmarks/sample_efficiency_problems.md
 QUALITY_STORE ?= $(HOME)/kb-bench-quality
 
-# PYTHONHASHSEED=0: SMAC3's proposals follow Python's string-hash order (benchmarks.harness.peer_loops)
+# PYTHONHASHSEED=0: SMAC3's proposals follow Python's string-hash order (see
+# benchmarks.harness.peer_loops)
 bench-quality: $(PEERS_STAMP)
 	PYTHONHASHSEED=0 $(BIN)/python -m benchmarks.sample_efficiency --jobs 2 --store $(QUALITY_STORE) \
 		--page docs/benchmarks/sample_efficiency.md --plots docs/benchmarks \

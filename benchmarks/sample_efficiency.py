@@ -55,10 +55,11 @@ within a budget of trials, and what each trial costs in wall time.
   directory; a configuration SMAC asks for again (its intensifier, on noisy problems) is one
   more trial, and trials after SMAC stops proposing would be random configurations, both counted
   with the run's warnings; SMAC's runs repeat only with a fixed ``PYTHONHASHSEED`` (the
-  command refuses to run SMAC without one; ``make bench-quality`` sets it). More GPUCBSampler settings come from the command line with
-  ``--variant NAME:key=value,key=value`` (values parsed by ``ast.literal_eval``, else kept as
-  strings; a value cannot contain a comma); they run in addition to ``--samplers`` (default:
-  every built-in sampler that imports). More of our samplers go into :data:`FAMILIES`.
+  command refuses to run SMAC without one; ``make bench-quality`` sets it). More GPUCBSampler
+  settings come from the command line with ``--variant NAME:key=value,key=value`` (values
+  parsed by ``ast.literal_eval``, else kept as strings; a value cannot contain a comma); they
+  run in addition to ``--samplers`` (default: every built-in sampler that imports). More of
+  our samplers go into :data:`FAMILIES`.
 
 * **Runs**: every (problem, sampler, seed) runs ``--trials`` trials (default 100), seeds
   ``0..--seeds-1`` (default 10). Per trial the store keeps the noiseless regret so far and the

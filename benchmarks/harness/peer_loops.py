@@ -67,9 +67,10 @@ def hash_seed_problem(environ: Mapping[str, str]) -> str | None:
     value = environ.get("PYTHONHASHSEED", "")
     if value.isdigit():
         return None
+    got = value or "unset"
     return (
         "SMAC3's runs repeat only with a fixed string-hash seed: run with PYTHONHASHSEED=0 "
-        f"(e.g. PYTHONHASHSEED=0 python -m benchmarks.sample_efficiency ...; got {value or 'unset'!r})"
+        f"(e.g. PYTHONHASHSEED=0 python -m benchmarks.sample_efficiency ...; got {got!r})"
     )
 
 

@@ -217,8 +217,9 @@ class MultiTaskSampler(RecipeSampler):
       told the standardised observations in order of trial number, with the kernel
       ``IndependentTasks`` of the objectives' own fitted Matern-5/2 kernels (the default,
       ``model="per-objective"``; parameter notes) or, with ``model="icm"``, the kernel
-      ``ICM(Matern(l, nu=2.5), B)`` and regulariser ``eta``. With ``hyperparameters="map"``
-      (default) ``(l, B, eta)`` are the type-II MAP estimate of the ICM model
+      ``ICM(Matern(l, nu=2.5), B)`` and regulariser ``eta``. With ``model="icm"`` and
+      ``hyperparameters="map"`` (default) ``(l, B, eta)`` are the type-II MAP estimate of the
+      ICM model
       ``vec_r(Y) ~ N(0, K (x) B + eta I)`` of the standardised values ``Y (t, m)`` (stacked
       point-major, MT-KB's order: entry ``i m + a`` is trial ``i``, objective ``a``;
       :func:`~kernelbandits.regression.icm_likelihood.fit_icm_map`): ARD lengthscales
@@ -357,8 +358,9 @@ class MultiTaskSampler(RecipeSampler):
             }
             asked = [name for name, given in icm_only.items() if given]
             if asked:
+                verb = "sets" if len(asked) == 1 else "set"
                 raise ValueError(
-                    f"{' and '.join(asked)} set(s) up the ICM model, but model='per-objective' "
+                    f"{' and '.join(asked)} {verb} up the ICM model, but model='per-objective' "
                     "(the default) fits one GP per objective: pass model='icm' as well"
                 )
 
