@@ -327,9 +327,11 @@ class GPBOSampler(RecipeSampler):
         ``"fixed"``: Matern-5/2 with lengthscale 0.2 in the unit box, unit variance, noise
         1e-3 (the behaviour before MAP fitting existed).
     acquisition
-        ``"ei"`` (default; maximised as ``log EI``), ``"ucb"`` (``mu + beta sd``) or ``"ts"``
-        (Thompson sampling on 1024 candidates). Used by ``policy="gp-ucb"`` (the name of the
-        exact-GP family; BKB is always UCB).
+        ``"ei"`` (default; maximised as ``log EI``; on a plateau, when the best value was
+        observed at two distinct configurations, it asks for an improvement of at least
+        :data:`kernelbandits.recipes.gp.PLATEAU_XI` standard deviations), ``"ucb"``
+        (``mu + beta sd``) or ``"ts"`` (Thompson sampling on 1024 candidates). Used by
+        ``policy="gp-ucb"`` (the name of the exact-GP family; BKB is always UCB).
     output_warping
         Model the values after a Yeo-Johnson transform (default ``True``; see
         :func:`kernelbandits.outcome.warp_values`). Used by ``policy="gp-ucb"``.
