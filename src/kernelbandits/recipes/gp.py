@@ -86,10 +86,9 @@ def gp(
 
     Plateaus: when the best value so far was observed at two or more distinct points
     (:func:`best_is_tied`, e.g. two configurations of a tabular benchmark with the same
-    accuracy), expected
-    improvement asks for an improvement of at least :data:`PLATEAU_XI` over the incumbent
-    (``xi`` of :class:`~kernelbandits.policies.GPEI`, in the model's standardised units);
-    otherwise ``xi = 0``. Without the margin, every configuration the model has effectively
+    accuracy), expected improvement asks for an improvement of at least :data:`PLATEAU_XI`
+    over the incumbent (``xi`` of :class:`~kernelbandits.policies.GPEI`, in the model's
+    standardised units); otherwise ``xi = 0``. Without the margin, every configuration the model has effectively
     seen at the tied best value keeps ``z = 0`` and ``EI = 0.4 sd``, and the search stays on
     the plateau (notes of :data:`PLATEAU_XI`).
     """
@@ -187,11 +186,11 @@ class GPRecipe:
         if values.size < 2:
             return Prepared(self, standardize(values)[0])
         with threadpool_limits(1, user_api="blas"):  # many small solves: one thread is faster
-            fitted = self.fitted(X, values, seed)
+            fitted, told = self.fitted(X, values, seed), self.transform_values(values)
         if self.acquisition == "ei" and best_is_tied(X, values):
-            fitted = copy.copy(fitted)
+            fitted = copy.copy(fitted)  # the margin is this history's, not the recipe's
             fitted.xi = PLATEAU_XI
-        return Prepared(fitted, self.transform_values(values))
+        return Prepared(fitted, told)
 
     def fitted(self, X: FloatArray, y: FloatArray, seed: int) -> GPRecipe:
         """A copy whose kernel and noise are the MAP fit (:func:`map_fit`) on the completed
