@@ -33,7 +33,7 @@ whole family; the others either start every study from scratch or warm-start it 
     studies ``1..s-1``;
   - ``optuna-gp``, ``optuna-tpe``: Optuna's ``GPSampler(seed=seed_s)``,
     ``TPESampler(seed=seed_s)``, no transfer;
-  - ``kb-gp``: ``GPUCBSampler(seed=seed_s)``, our single-task default, no transfer;
+  - ``kb-gp``: ``GPBOSampler(seed=seed_s)``, our single-task default, no transfer;
   - ``warm-start``: what a user does by hand: ``study.enqueue_trial`` the best configuration
     (``best_params``) of each earlier study of its own run, most recent first, duplicates
     dropped, at most ``min(10, n // 2)`` of them (so the GP keeps at least half the budget),
@@ -43,7 +43,7 @@ whole family; the others either start every study from scratch or warm-start it 
     its run as sources (:func:`earlier_studies`): ``meta-tpe`` (OptunaHub's Meta-Learn TPE,
     from a local registry copy), ``mtgp`` (BoTorch's ``MultiTaskGP``), ``rgpe`` (RGPE) and
     ``deltabo`` (``DeltaBOSampler`` with several sources); the first study, with nothing
-    earlier, runs TPE, ``GPSampler``, ``GPSampler`` and ``GPUCBSampler`` respectively. A peer
+    earlier, runs TPE, ``GPSampler``, ``GPSampler`` and ``GPBOSampler`` respectively. A peer
     whose package or registry copy is missing is left out of the default selection, saying why.
 
 * **Metrics**, per (family, sampler, seed) run of ``S`` studies x ``n`` trials: the simple
@@ -244,9 +244,9 @@ def _libo(
 def _kb_gp(
     family: str, seed: int, s: int, n_trials: int, storage: Any
 ) -> optuna.samplers.BaseSampler:
-    from kernelbandits.integrations.optuna import GPUCBSampler
+    from kernelbandits.integrations.optuna import GPBOSampler
 
-    return GPUCBSampler(seed=study_seed(seed, s))
+    return GPBOSampler(seed=study_seed(seed, s))
 
 
 def _optuna_gp(
@@ -315,9 +315,9 @@ def _gp_first(seed: int) -> optuna.samplers.BaseSampler:
 
 
 def _kb_first(seed: int) -> optuna.samplers.BaseSampler:
-    from kernelbandits.integrations.optuna import GPUCBSampler
+    from kernelbandits.integrations.optuna import GPBOSampler
 
-    return GPUCBSampler(seed=seed)
+    return GPBOSampler(seed=seed)
 
 
 #: name -> (factory ``(family, seed, s, n_trials, storage) -> sampler``, how the report writes it)
@@ -327,7 +327,7 @@ SAMPLERS: dict[
     OURS: (_libo, "LIBOSampler(family, storage=storage, seed=seed, n_trials=n)"),
     "optuna-gp": (_optuna_gp, "optuna.samplers.GPSampler(seed=seed_s) per study"),
     "optuna-tpe": (_optuna_tpe, "optuna.samplers.TPESampler(seed=seed_s) per study"),
-    "kb-gp": (_kb_gp, "GPUCBSampler(seed=seed_s) per study"),
+    "kb-gp": (_kb_gp, "GPBOSampler(seed=seed_s) per study"),
     WARM: (
         _optuna_gp,
         f"enqueue the best configuration of each earlier study (most recent first, at most "
@@ -350,8 +350,7 @@ SAMPLERS: dict[
     ),
     "deltabo": (
         _from_earlier(_deltabo, _kb_first),
-        "DeltaBOSampler(earlier, seed=seed_s) (several sources; study 1: "
-        "GPUCBSampler(seed=seed_s))",
+        "DeltaBOSampler(earlier, seed=seed_s) (several sources; study 1: GPBOSampler(seed=seed_s))",
     ),
 }
 #: what a sampler needs beyond the core (checked before a run; see :func:`unavailable`)

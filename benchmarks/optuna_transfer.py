@@ -30,7 +30,7 @@ What is measured: on a *target* tuning task, given a finished *source* study of 
   ``warm-gp`` = ``study.enqueue_trial`` of the source's 5 best configurations, then Optuna's
   ``GPSampler(seed=seed)`` (the enqueued trials count in the budget); ``optuna-gp``,
   ``optuna-tpe`` = Optuna's ``GPSampler`` / ``TPESampler`` without transfer; ``kb-gp`` =
-  ``GPUCBSampler(seed=seed)`` without transfer.
+  ``GPBOSampler(seed=seed)`` without transfer.
 * **Metrics** per pair: the trials each sampler needs to reach the level that ``optuna-gp``
   reaches after all ``--trials`` trials *in the same seed* (``trials + 1`` if never; the issue's
   "trials to reach the no-transfer sampler's final best"), the regret (optimum minus best value)
@@ -201,7 +201,7 @@ def source_study(pair: Pair, seed: int, n_source: int) -> optuna.Study:
 
 
 def make_sampler(name: str, seed: int, source: optuna.Study) -> optuna.samplers.BaseSampler:
-    from kernelbandits.integrations.optuna import DeltaBOSampler, GPUCBSampler
+    from kernelbandits.integrations.optuna import DeltaBOSampler, GPBOSampler
 
     if name == "deltabo":
         return DeltaBOSampler(source, seed=seed)
@@ -214,7 +214,7 @@ def make_sampler(name: str, seed: int, source: optuna.Study) -> optuna.samplers.
     if name == "optuna-tpe":
         return optuna.samplers.TPESampler(seed=seed)
     if name == "kb-gp":
-        return GPUCBSampler(seed=seed)
+        return GPBOSampler(seed=seed)
     raise ValueError(f"unknown sampler {name!r}")
 
 
@@ -234,7 +234,7 @@ SPECS = {
     "warm-gp": f"enqueue the source's {N_WARM} best, then GPSampler(seed=seed)",
     "optuna-gp": "GPSampler(seed=seed)",
     "optuna-tpe": "TPESampler(seed=seed)",
-    "kb-gp": "GPUCBSampler(seed=seed)",
+    "kb-gp": "GPBOSampler(seed=seed)",
 }
 
 

@@ -34,7 +34,7 @@ within a budget of trials, and what each trial costs in wall time.
   ``min(f_true(x_1), ..., f_true(x_n)) - f*``.
 
 * **Samplers**, each built fresh for every (problem, seed) by a factory ``seed -> sampler``:
-  ``kb-gpucb`` = ``kernelbandits.integrations.optuna.GPUCBSampler(seed=seed)`` (defaults);
+  ``kb-gpucb`` = ``kernelbandits.integrations.optuna.GPBOSampler(seed=seed)`` (defaults);
   ``optuna-gp``, ``optuna-tpe``, ``random`` = Optuna's ``GPSampler``, ``TPESampler``,
   ``RandomSampler`` with ``seed=seed`` and their defaults; ``botorch-qlogei`` (when botorch
   imports), BoTorch's own ask/tell loop on the unit cube: 10 scrambled-Sobol points (seeded),
@@ -55,7 +55,7 @@ within a budget of trials, and what each trial costs in wall time.
   directory; a configuration SMAC asks for again (its intensifier, on noisy problems) is one
   more trial, and trials after SMAC stops proposing would be random configurations, both counted
   with the run's warnings; SMAC's runs repeat only with a fixed ``PYTHONHASHSEED`` (the
-  command refuses to run SMAC without one; ``make bench-quality`` sets it). More GPUCBSampler
+  command refuses to run SMAC without one; ``make bench-quality`` sets it). More GPBOSampler
   settings come from the command line with ``--variant NAME:key=value,key=value`` (values
   parsed by ``ast.literal_eval``, else kept as strings; a value cannot contain a comma); they
   run in addition to ``--samplers`` (default: every built-in sampler that imports). More of
@@ -438,7 +438,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     add_run_arguments(
         ap,
-        "also run GPUCBSampler(seed=seed, key=value, ...) under NAME (repeatable)",
+        "also run GPBOSampler(seed=seed, key=value, ...) under NAME (repeatable)",
         BLOCK,
     )
     ap.add_argument("--plots", type=Path, help="write DIR/sample_efficiency.png")

@@ -1,4 +1,4 @@
-"""Time per trial of ``GPUCBSampler`` against Optuna's ``GPSampler``, head to head.
+"""Time per trial of ``GPBOSampler`` against Optuna's ``GPSampler``, head to head.
 
 ``benchmarks.sample_efficiency`` records every trial's wall time, but its runs go through a
 process pool in whatever order, next to whatever else runs, so its time ratios compare
@@ -32,7 +32,7 @@ def measure(problem_name: str, warmup: int, repeats: int) -> tuple[float, float]
     """Mean seconds per trial of (ours, GPSampler) after ``warmup`` trials."""
     import optuna
 
-    from kernelbandits.integrations.optuna import GPUCBSampler
+    from kernelbandits.integrations.optuna import GPBOSampler
 
     problem = get_problem(problem_name)
 
@@ -40,7 +40,7 @@ def measure(problem_name: str, warmup: int, repeats: int) -> tuple[float, float]
         return problem.true_value(problem.suggest(trial))
 
     studies = {
-        "ours": optuna.create_study(sampler=GPUCBSampler(seed=0)),
+        "ours": optuna.create_study(sampler=GPBOSampler(seed=0)),
         "gp": optuna.create_study(sampler=optuna.samplers.GPSampler(seed=0)),
     }
     for study in studies.values():
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
             f"Milliseconds per trial, trials {first}-{last}, one process, one thread, the two "
             "samplers alternating (`python -m benchmarks.sampler_overhead`):",
             "",
-            "| problem | GPUCBSampler | Optuna GPSampler | ratio |",
+            "| problem | GPBOSampler | Optuna GPSampler | ratio |",
             "|---|---:|---:|---:|",
             *rows,
         ]

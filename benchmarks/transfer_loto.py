@@ -41,7 +41,7 @@ source is a poor guide?
 
   - from scratch (the sources ignored; one run per target and seed, compared in every
     setting): ``optuna-gp`` = ``GPSampler(seed=seed)``, ``optuna-tpe`` =
-    ``TPESampler(seed=seed)``, ``kb-gp`` = ``GPUCBSampler(seed=seed)``;
+    ``TPESampler(seed=seed)``, ``kb-gp`` = ``GPBOSampler(seed=seed)``;
   - ``warm-gp``: what a user does by hand, ``study.enqueue_trial`` of the sources' best
     configurations (:func:`warm_configs`: each source's best, then each one's second best,
     ..., duplicates dropped, at most 5), then ``GPSampler(seed=seed)``; the enqueued trials
@@ -359,14 +359,14 @@ def make_sampler(
     name: str, seed: int, sources: Sequence[optuna.Study]
 ) -> optuna.samplers.BaseSampler:
     """A fresh sampler ``name`` for the target study of ``seed``."""
-    from kernelbandits.integrations.optuna import DeltaBOSampler, GPUCBSampler
+    from kernelbandits.integrations.optuna import DeltaBOSampler, GPBOSampler
 
     if name in ("optuna-gp", "warm-gp"):
         return optuna.samplers.GPSampler(seed=seed)
     if name == "optuna-tpe":
         return optuna.samplers.TPESampler(seed=seed)
     if name == "kb-gp":
-        return GPUCBSampler(seed=seed)
+        return GPBOSampler(seed=seed)
     if name == "deltabo":  # one source: the paper's DeltaBO; several: the one the data favour
         return DeltaBOSampler(sources[0] if len(sources) == 1 else list(sources), seed=seed)
     if name == "mtgp":
@@ -386,7 +386,7 @@ def make_sampler(
 SPECS = {
     "optuna-gp": "GPSampler(seed=seed)",
     "optuna-tpe": "TPESampler(seed=seed)",
-    "kb-gp": "GPUCBSampler(seed=seed)",
+    "kb-gp": "GPBOSampler(seed=seed)",
     "warm-gp": f"enqueue at most {N_WARM} of the sources' best, then GPSampler(seed=seed)",
     "meta-tpe": "MetaLearnTPESampler(source_studies=sources, seed=seed) (OptunaHub)",
     "mtgp": "BoTorch MultiTaskGP + LogEI over sources and target (MultiTaskGPSampler)",

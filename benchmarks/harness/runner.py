@@ -151,13 +151,26 @@ def run_tasks(
     done = stored_runs(store, lambda r: (r["problem"], r["sampler"], r["seed"], r["n_trials"]))
     for task in tasks:
         rec = done.get(task.key)
-        if rec is not None and rec["spec"] != task.sampler.describe():
+        if rec is not None and not same_sampler(rec["spec"], task.sampler.describe()):
             raise ValueError(
                 f"the store holds {task.sampler.name!r} runs of {rec['spec']}, not of "
                 f"{task.sampler.describe()}: give the variant another name"
             )
     todo = pending(tasks, done)
     return run_pool(todo, runner, store, jobs, progress)
+
+
+#: former names of our samplers in stored specs: a run recorded under the deprecated alias was
+#: made by the same sampler (``GPUCBSampler`` only added a DeprecationWarning to ``GPBOSampler``)
+RENAMED = {"GPUCBSampler(": "GPBOSampler("}
+
+
+def same_sampler(stored_spec: str, spec: str) -> bool:
+    """Whether a stored run's ``stored_spec`` describes the sampler ``spec`` describes, reading
+    the deprecated names of :data:`RENAMED` as the current ones."""
+    for old, new in RENAMED.items():
+        stored_spec = stored_spec.replace(old, new)
+    return stored_spec == spec
 
 
 def run_pool(

@@ -20,9 +20,9 @@ from benchmarks.harness.machine import importable
 
 
 def _kb_gpucb(seed: int, **kwargs: Any) -> optuna.samplers.BaseSampler:
-    from kernelbandits.integrations.optuna import GPUCBSampler
+    from kernelbandits.integrations.optuna import GPBOSampler
 
-    return GPUCBSampler(seed=seed, **kwargs)
+    return GPBOSampler(seed=seed, **kwargs)
 
 
 def _optuna_gp(seed: int, **kwargs: Any) -> optuna.samplers.BaseSampler:
@@ -55,7 +55,7 @@ FAMILIES: dict[str, Callable[..., optuna.samplers.BaseSampler]] = {
 
 #: how each family is written in the report
 FAMILY_CALLS: dict[str, str] = {
-    "kb-gpucb": "GPUCBSampler",
+    "kb-gpucb": "GPBOSampler",
     "optuna-gp": "optuna.samplers.GPSampler",
     "optuna-tpe": "optuna.samplers.TPESampler",
     "random": "optuna.samplers.RandomSampler",
@@ -106,7 +106,7 @@ class SamplerSpec:
         return FAMILIES[self.family](seed, **dict(self.kwargs))
 
     def describe(self) -> str:
-        """How the sampler is built, e.g. ``GPUCBSampler(seed=seed, beta=3.0)``."""
+        """How the sampler is built, e.g. ``GPBOSampler(seed=seed, beta=3.0)``."""
         if self.family == BOTORCH:
             return (
                 "BoTorch loop (seed=seed): 10 scrambled-Sobol points, then " + FAMILY_CALLS[BOTORCH]
@@ -144,7 +144,7 @@ def _literal(text: str) -> Any:
 def parse_variant(
     text: str, family: str = "kb-gpucb", builtin: Mapping[str, SamplerSpec] | None = None
 ) -> SamplerSpec:
-    """``NAME:key=value,key=value`` -> ``GPUCBSampler(seed=seed, key=value, ...)`` named NAME
+    """``NAME:key=value,key=value`` -> ``GPBOSampler(seed=seed, key=value, ...)`` named NAME
     (another sampler with ``family``, a key of :data:`FAMILIES`; NAME must not be a key of
     ``builtin``, default :data:`SAMPLERS`).
 

@@ -172,14 +172,29 @@ def test_store_resume_skips_done_runs(se: ModuleType, toy: str, tmp_path: Path) 
         run_tasks([Task(toy, v2, 0, 3)], tmp_path)
 
 
+def test_store_reads_the_deprecated_sampler_name(se: ModuleType, toy: str, tmp_path: Path) -> None:
+    """Runs recorded as ``GPUCBSampler(...)`` (the deprecated alias) resume as ``GPBOSampler``'s;
+    another setting under the old name is still refused."""
+    v = parse_variant("kb-v:beta=3.0")
+    record = {"problem": toy, "sampler": "kb-v", "seed": 0, "n_trials": 3}
+    with (tmp_path / STORE_FILE).open("w") as fh:
+        fh.write(json.dumps({**record, "spec": "GPUCBSampler(seed=seed, beta=3.0)"}) + "\n")
+    assert run_tasks([Task(toy, v, 0, 3)], tmp_path) == (0, 0)  # the stored run is this one
+    (tmp_path / STORE_FILE).write_text(
+        json.dumps({**record, "spec": "GPUCBSampler(seed=seed, beta=1.0)"}) + "\n"
+    )
+    with pytest.raises(ValueError, match="another name"):
+        run_tasks([Task(toy, v, 0, 3)], tmp_path)
+
+
 def test_parse_variant(se: ModuleType) -> None:
     spec = parse_variant("kb-map:hyperparameters=map,beta=3.5,n_startup_trials=4")
     assert spec.name == "kb-map" and spec.family == "kb-gpucb"
     assert dict(spec.kwargs) == {"hyperparameters": "map", "beta": 3.5, "n_startup_trials": 4}
     assert spec.describe() == (
-        "GPUCBSampler(seed=seed, hyperparameters='map', beta=3.5, n_startup_trials=4)"
+        "GPBOSampler(seed=seed, hyperparameters='map', beta=3.5, n_startup_trials=4)"
     )
-    assert type(spec.build(1)).__name__ == "GPUCBSampler"
+    assert type(spec.build(1)).__name__ == "GPBOSampler"
     assert dict(parse_variant("kb-t:beta='theory'").kwargs) == {"beta": "theory"}
     for bad in ("no-colon", "random:beta=1", "kb-x:beta", "kb-x:no_such_option=1"):
         with pytest.raises(ValueError):
@@ -264,7 +279,7 @@ def test_main_writes_page_block_and_plot(
     text = page.read_text()
     assert text.startswith(f"intro\n{MARKER_START}\n") and text.endswith(f"{MARKER_END}\nafter\n")
     assert "old" not in text and "**toy**" in text and "regret after 6" in text
-    assert "`kb-b1` = `GPUCBSampler(seed=seed, beta=1.0)`" in text
+    assert "`kb-b1` = `GPBOSampler(seed=seed, beta=1.0)`" in text
     assert str(tmp_path) not in text
     assert (tmp_path / "plots" / "sample_efficiency.png").stat().st_size > 0
     lines = (store / STORE_FILE).read_text().splitlines()
