@@ -149,6 +149,66 @@ def test_box_optimizer_respects_the_projection() -> None:
         BoxOptimizer(local_scale=float("nan"))
 
 
+def _two_peaks(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Peaks of height 1 at (0.2, 0.2) (sd 0.08) and 1.2 at (0.8, 0.8) (sd 0.06), and the
+    gradient."""
+    X = np.atleast_2d(X)
+    low, high = np.array([0.2, 0.2]), np.array([0.8, 0.8])
+    b = np.exp(-np.sum((X - low) ** 2, axis=1) / (2 * 0.08**2))
+    n = 1.2 * np.exp(-np.sum((X - high) ** 2, axis=1) / (2 * 0.06**2))
+    grad = -b[:, None] * (X - low) / 0.08**2 - n[:, None] * (X - high) / 0.06**2
+    return b + n, grad
+
+
+def test_box_optimizer_spaced_starts_climb_a_mode_the_best_candidates_miss() -> None:
+    """With an anchor on the lower peak, the best candidates are its local candidates, so the
+    default searches all end there unless a Sobol point near the higher peak happens to score
+    among the 8 best; starts spread apart reach the higher peak. 20 generator seeds each."""
+    lo, hi = np.zeros(2), np.ones(2)
+    found = {0.0: 0, 0.2: 0}
+    for seed in range(20):
+        for spacing in found:
+            opt = BoxOptimizer(n_sobol=64, start_spacing=spacing)
+            x = opt.maximize(
+                lambda X: _two_peaks(X)[0],
+                _two_peaks,
+                lo,
+                hi,
+                np.random.default_rng(seed),
+                anchors=np.array([[0.2, 0.2]]),
+            )
+            high = np.allclose(x, [0.8, 0.8], atol=1e-3)
+            assert high or np.allclose(x, [0.2, 0.2], atol=1e-3)  # a peak, either way
+            found[spacing] += high
+    assert found[0.2] == 20 and found[0.0] <= 10, found
+
+
+def test_box_optimizer_spaced_starts_lie_apart_or_are_the_best_others() -> None:
+    rng = np.random.default_rng(0)
+    cand = rng.random((500, 3)) * [1.0, 2.0, 4.0] + [0.0, -1.0, 2.0]  # the box [0,1]x[-1,1]x[2,6]
+    values = -np.sum(((cand - [0.0, -1.0, 2.0]) / [1.0, 2.0, 4.0] - 0.5) ** 2, axis=1)
+    lo, hi = np.array([0.0, -1.0, 2.0]), np.array([1.0, 1.0, 6.0])
+    plain = BoxOptimizer().starts(cand, values, 6, lo, hi)
+    np.testing.assert_array_equal(plain, cand[np.argsort(-values)[:6]])  # the 6 best
+    spaced = BoxOptimizer(start_spacing=0.25).starts(cand, values, 6, lo, hi)
+    unit = (spaced - lo) / (hi - lo)
+    gaps = np.linalg.norm(unit[:, None] - unit[None], axis=2)[np.triu_indices(6, 1)]
+    assert gaps.min() >= 0.25 * np.sqrt(3) and np.array_equal(spaced[0], plain[0])
+    # greedy in order of value: each start is the best candidate far enough from those before
+    for i in range(1, 6):
+        far = np.all(
+            np.linalg.norm((cand - lo) / (hi - lo) - unit[:i, None], axis=2) >= 0.25 * np.sqrt(3),
+            axis=0,
+        )
+        assert values[far].max() == pytest.approx(values[np.all(cand == spaced[i], axis=1)][0])
+    # fewer points that far apart than starts: the best remaining ones fill up, none twice
+    crowded = BoxOptimizer(start_spacing=0.9).starts(cand, values, 6, lo, hi)
+    assert len(np.unique(crowded, axis=0)) == 6
+    for bad in (-0.1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="start_spacing"):
+            BoxOptimizer(start_spacing=bad)
+
+
 def test_map_fit_chain_is_a_pure_function_of_the_data() -> None:
     from kernelbandits.regression import fit_cache
 

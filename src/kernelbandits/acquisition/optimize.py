@@ -259,9 +259,10 @@ class BoxOptimizer:
        and TuRBO's candidate generation), clipped to the box. With a ``projection`` every
        candidate is projected first.
     2. **Local search**: L-BFGS-B with the analytic gradient from the ``n_starts`` best distinct
-       candidates, all at once (the sum of their values is maximised in ``n_starts * d``
-       variables, which separates into the single searches; at most ``maxiter`` iterations);
-       the projected end points are scored again.
+       candidates (with ``start_spacing > 0``: the best ones that lie apart, below), all at
+       once (the sum of their values is maximised in ``n_starts * d`` variables, which
+       separates into the single searches; at most ``maxiter`` iterations); the projected end
+       points are scored again.
     3. The best point seen, projected, is returned.
 
     Parameters
@@ -273,6 +274,15 @@ class BoxOptimizer:
         better than none on 5 seeds.
     local_scale : step size of the local candidates, relative to the box's width.
     projection : ``(m, d) -> (m, d)`` nearest valid points (``None``: every point is valid).
+    start_spacing : ``0`` (the default): the local searches start from the ``n_starts`` best
+        distinct candidates. ``s > 0``: greedily, in order of value, from candidates at least
+        ``s * sqrt(d)`` apart (Euclidean distance in units of the box's width; the rest, if
+        fewer are that far apart, from the best remaining ones), so that the searches climb
+        different modes instead of one. The best candidates are often the local candidates
+        around one anchor, a cluster whose searches all end in the same local maximum: on
+        ``MultiTaskSampler``'s expected hypervolume improvement (VehicleSafety, seed 1, trial
+        28) the 8 best lay within 0.14 of each other and ended at ``log EHVI`` -2.33, where
+        starts 0.2 sqrt(d) apart reached -2.04 (the best of 128 random starts).
     """
 
     def __init__(
@@ -283,6 +293,7 @@ class BoxOptimizer:
         maxiter: int = 100,
         local_scale: float = 0.05,
         projection: Projection | None = None,
+        start_spacing: float = 0.0,
     ) -> None:
         self.n_sobol, self.maxiter = (
             check_count(n_sobol, "n_sobol"),
@@ -294,6 +305,9 @@ class BoxOptimizer:
             raise ValueError(f"local_scale must be positive; got {local_scale!r}")
         self.local_scale = float(local_scale)
         self.projection = projection
+        if not (math.isfinite(start_spacing) and start_spacing >= 0):
+            raise ValueError(f"start_spacing must be >= 0; got {start_spacing!r}")
+        self.start_spacing = float(start_spacing)
 
     def candidates(
         self,
@@ -324,6 +338,33 @@ class BoxOptimizer:
     def _project(self, X: FloatArray) -> FloatArray:
         return X if self.projection is None else np.asarray(self.projection(X), dtype=float)
 
+    def starts(
+        self, cand: FloatArray, values: FloatArray, n: int, lower: FloatArray, upper: FloatArray
+    ) -> FloatArray:
+        """The ``n`` start points ``(k, d)``, ``k <= n``, of the local search among the
+        candidates ``cand (m, d)`` scored ``values (m,)``: the best distinct ones, or with
+        ``start_spacing`` the best ones that lie apart (class notes)."""
+        order = np.argsort(-values, kind="stable")
+        _, first = np.unique(cand[order], axis=0, return_index=True)
+        best = order[np.sort(first)]  # distinct candidates, best first
+        if self.start_spacing == 0.0 or n == 0:
+            return cand[best[:n]]
+        width = np.where(upper > lower, upper - lower, 1.0)
+        unit = (cand[best] - lower) / width
+        radius = self.start_spacing * np.sqrt(cand.shape[1])
+        chosen = [0]  # greedy: the best, then the best one far enough from all chosen so far
+        gap = np.linalg.norm(unit - unit[0], axis=1)  # distance to the nearest chosen start
+        while len(chosen) < n:
+            far = np.flatnonzero(gap >= radius)
+            if far.size == 0:
+                break
+            chosen.append(int(far[0]))
+            gap = np.minimum(gap, np.linalg.norm(unit - unit[far[0]], axis=1))
+        taken = np.zeros(len(best), dtype=bool)
+        taken[chosen] = True
+        rest = np.flatnonzero(~taken)[: n - len(chosen)]  # too few apart: the best others
+        return cand[best[np.concatenate([chosen, rest]).astype(int)]]
+
     def maximize(
         self,
         value: Objective,
@@ -344,10 +385,8 @@ class BoxOptimizer:
         values = _excluded(cand, exclude, _finite_or_minus_inf(value(cand)))
         best = int(np.argmax(values))
         best_x, best_v = cand[best], float(values[best])
-        order = np.argsort(-values, kind="stable")
-        _, first = np.unique(cand[order], axis=0, return_index=True)
         n_starts = self.n_starts if value_and_grad is not None else 0
-        starts = cand[order[np.sort(first)[:n_starts]]]
+        starts = self.starts(cand, values, n_starts, lower, upper)
         bounds = np.column_stack([lower, upper])
 
         k, d = starts.shape
