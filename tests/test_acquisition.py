@@ -183,6 +183,99 @@ def test_box_optimizer_spaced_starts_climb_a_mode_the_best_candidates_miss() -> 
     assert found[0.2] == 20 and found[0.0] <= 10, found
 
 
+def _peaks(sd_high: float):
+    """Peaks of height 1 at (0.2, 0.2) (sd 0.15) and 1.2 at (0.8, 0.8) (sd ``sd_high``): the
+    value and gradient of their sum."""
+
+    def f(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        X = np.atleast_2d(X)
+        low, high = np.array([0.2, 0.2]), np.array([0.8, 0.8])
+        b = np.exp(-np.sum((X - low) ** 2, axis=1) / (2 * 0.15**2))
+        n = 1.2 * np.exp(-np.sum((X - high) ** 2, axis=1) / (2 * sd_high**2))
+        return b + n, -b[:, None] * (X - low) / 0.15**2 - n[:, None] * (X - high) / sd_high**2
+
+    return f
+
+
+def test_independent_local_searches_keep_a_narrow_mode_the_joint_search_steps_out_of() -> None:
+    """Starts spread apart reach the narrow higher peak; one L-BFGS-B run over all starts
+    (a shared line search) steps out of it on most seeds, the independent searches never."""
+    lo, hi = np.zeros(2), np.ones(2)
+    f = _peaks(0.04)
+    found = {"joint": 0, "independent": 0}
+    for seed in range(20):
+        for mode in found:
+            opt = BoxOptimizer(n_sobol=64, start_spacing=0.2, local_search=mode)
+            x = opt.maximize(
+                lambda X: f(X)[0],
+                f,
+                lo,
+                hi,
+                np.random.default_rng(seed),
+                anchors=np.array([[0.2, 0.2]]),
+            )
+            found[mode] += np.allclose(x, [0.8, 0.8], atol=1e-3)
+    assert found["independent"] == 20 and found["joint"] <= 5, found
+    with pytest.raises(ValueError, match="local_search"):
+        BoxOptimizer(local_search="sequential")  # type: ignore[arg-type]
+
+
+def test_minimize_independently_repeats_separate_scipy_runs_bit_for_bit() -> None:
+    from scipy.optimize import minimize
+
+    from kernelbandits.acquisition.multistart import minimize_independently
+
+    f = _peaks(0.05)
+
+    def negative(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        v, g = f(X)
+        return -v, -g
+
+    calls: list[int] = []
+
+    def counted(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        calls.append(len(X))
+        return negative(X)
+
+    starts = np.random.default_rng(0).random((8, 2))
+    bounds = np.array([[0.0, 1.0], [0.0, 1.0]])
+    ends, values = minimize_independently(counted, starts, bounds, maxiter=100)
+    separate = [
+        minimize(
+            lambda x: tuple(a[0] for a in negative(x[None])),
+            x0,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
+            options={"maxiter": 100},
+        )
+        for x0 in starts
+    ]
+    np.testing.assert_array_equal(ends, [r.x for r in separate])
+    np.testing.assert_array_equal(values, [r.fun for r in separate])
+    # one vectorised call per round: as many rounds as the longest search has calls, and
+    # each round holds every search still running
+    assert len(calls) == max(r.nfev for r in separate)
+    assert calls[0] == 8 and sum(calls) == sum(r.nfev for r in separate)
+    assert minimize_independently(counted, np.empty((0, 2)), bounds, 10)[0].shape == (0, 2)
+
+
+def test_minimize_independently_raises_what_the_objective_raises() -> None:
+    from kernelbandits.acquisition.multistart import minimize_independently
+
+    f = _peaks(0.05)
+
+    def failing(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if np.any(X[:, 0] > 0.7):
+            raise FloatingPointError("the posterior is not finite")
+        v, g = f(X)
+        return -v, -g
+
+    starts = np.array([[0.75, 0.75], [0.1, 0.1], [0.3, 0.2]])
+    with pytest.raises(FloatingPointError, match="not finite"):
+        minimize_independently(failing, starts, np.array([[0.0, 1.0], [0.0, 1.0]]), 50)
+
+
 def test_box_optimizer_spaced_starts_lie_apart_or_are_the_best_others() -> None:
     rng = np.random.default_rng(0)
     cand = rng.random((500, 3)) * [1.0, 2.0, 4.0] + [0.0, -1.0, 2.0]  # the box [0,1]x[-1,1]x[2,6]

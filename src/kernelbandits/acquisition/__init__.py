@@ -14,7 +14,10 @@
   :class:`ScalarizedUpperConfidenceBound`, :class:`ScalarizedExpectedImprovement` and
   :class:`ExpectedHypervolumeImprovement`;
 * :mod:`~kernelbandits.acquisition.hypervolume`: :func:`expected_hypervolume_improvement` and
-  the box decomposition it sums over, :func:`non_dominated_boxes`.
+  the box decomposition it sums over, :func:`non_dominated_boxes`;
+* :mod:`~kernelbandits.acquisition.multistart`: :func:`minimize_independently`, independent
+  L-BFGS-B searches from several starts, evaluated together (``BoxOptimizer``'s
+  ``local_search="independent"``).
 """
 
 from kernelbandits.acquisition.analytic import (
@@ -33,6 +36,7 @@ from kernelbandits.acquisition.hypervolume import (
     log_expected_hypervolume_improvement,
     non_dominated_boxes,
 )
+from kernelbandits.acquisition.multistart import minimize_independently
 from kernelbandits.acquisition.multitask import (
     ExpectedHypervolumeImprovement,
     MultiTaskAcquisition,
@@ -77,6 +81,7 @@ __all__ = [
     "maximize_acquisition",
     "maximize_on_domain",
     "maximize_score",
+    "minimize_independently",
     "non_dominated_boxes",
     "pointwise_acquisition",
     "ucb_score",
