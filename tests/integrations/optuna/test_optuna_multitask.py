@@ -301,6 +301,10 @@ def test_the_proposal_is_the_shared_optimisers_maximiser_of_a_shared_acquisition
     if hyperparameters == "map":
         assert isinstance(options["optimizer"], shared.BoxOptimizer)
         assert options["exclude"].shape == (1, 2)  # the pending trial is not proposed again
+        # the acquisition's local searches: from starts apart, each its own (the optimiser's
+        # behaviour with these settings is tested in tests/test_acquisition.py)
+        assert options["optimizer"].start_spacing == 0.2
+        assert options["optimizer"].local_search == "independent"
 
 
 # -- quality -------------------------------------------------------------------------------------
