@@ -42,6 +42,7 @@ from kernelbandits.acquisition import (
     log_expected_hypervolume_improvement,
     maximize_acquisition,
     maximize_score,
+    minimize_independently,
     non_dominated_boxes,
     pointwise_acquisition,
 )
@@ -192,6 +193,14 @@ MT_POST = vector_posterior(ICM.evgeniou(RBF(0.2), 2, omega=0.5), 0.1, 1)  # and 
 BOX = Box([0.0, 0.0], [1.0, 1.0])
 ALLOWED_SEED = r"integer >= 0, a numpy Generator or SeedSequence"
 FINITE_POSITIVE = r"finite positive number"
+
+
+_UNIT2 = np.array([[0.0, 1.0], [0.0, 1.0]])
+
+
+def _SQUARE(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``sum x^2`` row by row and its gradient (a batch objective)."""
+    return np.sum(X**2, axis=1), 2 * X
 
 
 def _b(id: str, call: Any, name: str, allowed: str, error: Any = ValueError) -> Bad:
@@ -1266,6 +1275,36 @@ MORE = [
         "n >= 2",
     ),
     _b("box-optimizer-maxiter", lambda: BoxOptimizer(maxiter=0), "maxiter", "integer >= 1"),
+    _b(
+        "minimize-independently-starts-1d",
+        lambda: minimize_independently(_SQUARE, np.zeros(2), _UNIT2, 10),
+        "starts",
+        "(k, d)",
+    ),
+    _b(
+        "minimize-independently-starts-nan",
+        lambda: minimize_independently(_SQUARE, [[NAN, 0.0]], _UNIT2, 10),
+        "starts",
+        "finite",
+    ),
+    _b(
+        "minimize-independently-bounds",
+        lambda: minimize_independently(_SQUARE, np.zeros((1, 2)), np.zeros((3, 2)), 10),
+        "bounds",
+        "(d, 2)",
+    ),
+    _b(
+        "minimize-independently-bounds-order",
+        lambda: minimize_independently(_SQUARE, np.zeros((1, 2)), [[1.0, 0.0], [0.0, 1.0]], 10),
+        "bounds",
+        "lower <= upper",
+    ),
+    _b(
+        "minimize-independently-maxiter",
+        lambda: minimize_independently(_SQUARE, np.zeros((1, 2)), _UNIT2, 0),
+        "maxiter",
+        "integer >= 1",
+    ),
     _b("box-optimizer-starts", lambda: BoxOptimizer(n_starts=-1), "n_starts", "integer >= 0"),
     _b("base-kernels-map", lambda: BaseKernels("cos"), "feature_map", "FeatureMap"),
     _b("group-lasso-penalty", lambda: group_lasso(BASE1, [TASK], -1.0), "penalty", FINITE_POSITIVE),

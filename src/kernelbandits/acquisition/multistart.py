@@ -27,7 +27,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import minimize
 
-from kernelbandits._validation import FloatArray
+from kernelbandits._validation import FloatArray, check_count
 
 __all__ = ["minimize_independently"]
 
@@ -95,8 +95,19 @@ def minimize_independently(
     ``bounds (d, 2)``, at most ``maxiter`` iterations each, evaluating the searches' points
     together (module notes). ``fun`` maps ``X (m, d)`` to ``(values (m,), gradients (m, d))``
     row by row and must be finite. Returns the end points ``(k, d)`` and their values ``(k,)``.
-    An exception raised by ``fun`` stops every search and is raised here."""
+    An exception raised by ``fun`` stops every search and is raised here; ``ValueError`` for
+    starts that are not a finite ``(k, d)`` array, bounds that are not ``(d, 2)`` with
+    ``lower <= upper``, or ``maxiter < 1``."""
     X0 = np.asarray(starts, dtype=float)
+    if X0.ndim != 2 or not np.all(np.isfinite(X0)):
+        raise ValueError(f"starts must be a finite (k, d) array; got shape {X0.shape}")
+    B = np.asarray(bounds, dtype=float)
+    if B.shape != (X0.shape[1], 2) or not np.all(B[:, 0] <= B[:, 1]):
+        raise ValueError(
+            f"bounds must be a (d, 2) array of (lower, upper) with lower <= upper, d = "
+            f"{X0.shape[1]}; got shape {B.shape}"
+        )
+    maxiter = check_count(maxiter, "maxiter")
     k = X0.shape[0]
     ends = X0.copy()
     end_values = np.full(k, np.inf)
@@ -111,7 +122,7 @@ def minimize_independently(
                 X0[i],
                 jac=True,
                 method="L-BFGS-B",
-                bounds=bounds,
+                bounds=B,
                 options={"maxiter": maxiter},
             )
             ends[i], end_values[i] = res.x, res.fun
