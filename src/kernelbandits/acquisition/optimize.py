@@ -280,8 +280,8 @@ class BoxOptimizer:
         distinct candidates. ``s > 0``: greedily, in order of value, from candidates at least
         ``s * sqrt(d)`` apart (Euclidean distance in units of the box's width; the rest, if
         fewer are that far apart, from the best remaining ones), so that the searches climb
-        different modes instead of one. The best candidates are often the local candidates
-        around one anchor, a cluster whose searches all end in the same local maximum: on
+        different modes instead of one. The best candidates can all be local candidates
+        around one or two anchors, a cluster whose searches all end in the same local maximum: on
         ``MultiTaskSampler``'s expected hypervolume improvement (VehicleSafety, seed 1, trial
         28) the 8 best lay within 0.14 of each other and ended at ``log EHVI`` -2.33, where
         starts 0.2 sqrt(d) apart reached -2.04 (the best of 128 random starts).
