@@ -262,9 +262,9 @@ class BoxOptimizer:
        candidate is projected first.
     2. **Local search**: L-BFGS-B with the analytic gradient from the ``n_starts`` best distinct
        candidates (with ``start_spacing > 0``: the best ones that lie apart, below), all at
-       once (the sum of their values is maximised in ``n_starts * d`` variables, which
-       separates into the single searches; at most ``maxiter`` iterations); the projected end
-       points are scored again.
+       once (``local_search="joint"``: the sum of their values is maximised in ``n_starts * d``
+       variables, which separates into the single searches; ``"independent"``: a search per
+       start; at most ``maxiter`` iterations); the projected end points are scored again.
     3. The best point seen, projected, is returned.
 
     Parameters
@@ -402,25 +402,22 @@ class BoxOptimizer:
 
         k, d = starts.shape
 
-        def negative_sum(flat: FloatArray) -> tuple[float, FloatArray]:
-            # the starts are independent, so the gradient of their sum is theirs side by side:
-            # one L-BFGS-B run in k * d variables replaces k runs (one vectorised posterior
-            # call per step instead of k; BoTorch's batched multi-start optimisation)
-            assert value_and_grad is not None
-            v, g = value_and_grad(flat.reshape(k, d))
-            v = np.asarray(v, dtype=float)
-            finite = np.isfinite(v)
-            total = float(np.sum(np.where(finite, v, -_FLOOR)))
-            grad = np.where(finite[:, None], np.asarray(g, dtype=float), 0.0)
-            return -total, -grad.ravel()
-
         def negative(X: FloatArray) -> tuple[FloatArray, FloatArray]:
+            # minus the values (a non-finite one counts as -_FLOOR, with zero gradient) and
+            # gradients of the points X (m, d), row by row
             assert value_and_grad is not None
             v, g = value_and_grad(X)
             v = np.asarray(v, dtype=float)
             finite = np.isfinite(v)
             grad = np.where(finite[:, None], np.asarray(g, dtype=float), 0.0)
             return -np.where(finite, v, -_FLOOR), -grad
+
+        def negative_sum(flat: FloatArray) -> tuple[float, FloatArray]:
+            # the starts are independent, so the gradient of their sum is theirs side by side:
+            # one L-BFGS-B run in k * d variables replaces k runs (one vectorised posterior
+            # call per step instead of k; BoTorch's batched multi-start optimisation)
+            v, g = negative(flat.reshape(k, d))
+            return float(np.sum(v)), g.ravel()
 
         ends: list[FloatArray] = []
         if k and self.local_search == "independent":

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -81,10 +83,12 @@ def recorded_weight(study: Study, trial: FrozenTrial | int) -> FloatArray | None
 #: the expected hypervolume improvement, which has a mode per stretch of the front, at a lower
 #: mode: on VehicleSafety (seed 1, trial 28) the 8 best candidates lay within 0.14 of each
 #: other around two nearby anchors and ended at log EHVI -2.33, where starts apart reached
-#: -2.04, the best of 128 random starts; on DTLZ7 (seed 0, trial 31) -4.30 against -1.95, which only independent
-#: searches from starts apart reached. Measured on the benchmark (issue 35):
-#: ``docs/benchmarks/multiobjective.md``.
-EHVI_OPTIMIZER: dict[str, Any] = {"start_spacing": 0.2, "local_search": "independent"}
+#: -2.04, the best of 128 random starts; on DTLZ7 (seed 0, trial 31) -4.30 against -1.95,
+#: which only independent searches from starts apart reached. Measured on the benchmark
+#: (issue 35): ``docs/benchmarks/multiobjective.md``. Read-only.
+EHVI_OPTIMIZER: Mapping[str, Any] = MappingProxyType(
+    {"start_spacing": 0.2, "local_search": "independent"}
+)
 _WEIGHT_STREAM = 2  # SeedSequence([seed, slot, 2]): the scalarisation weight of slot `slot`
 
 
