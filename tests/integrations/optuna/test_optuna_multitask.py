@@ -134,7 +134,7 @@ def test_bad_arguments():
         {"beta": -1.0},
         {"beta": "practice"},
         {"n_startup_trials": 0},
-        {"reference_point": "nadir"},
+        {"reference_point": "ideal"},
         {"reference_point": [1.0]},
         {"reference_point": [[1.0, 2.0]]},
         {"reference_point": [1.0, float("nan")]},
@@ -147,7 +147,8 @@ def test_reference_point_rules_on_a_hand_made_front():
     """The reference point of EHVI for a hand-made standardised front (maximised): the default
     ``"worst"`` is 0.1 of each objective's range below the worst value (every point inside);
     ``"median"`` the column-wise median (a point worse than it in any objective adds no
-    hypervolume); a given point, in the study's units and directions, is standardised with the
+    hypervolume); ``"nadir"`` 0.1 of the non-dominated rows' range below their worst value
+    (row 2 is dominated by row 1 and left out); a given point, in the study's units and directions, is standardised with the
     study's ``(mean, sd)`` and signs."""
     front = np.array([[2.0, -1.0, 0.5], [0.0, 1.0, 0.2], [-1.0, 0.0, -3.0], [1.0, 3.0, 0.0]])
     scale = (np.array([10.0, 0.0, -2.0]), np.array([2.0, 1.0, 4.0]), np.array([-1.0, 1.0, -1.0]))
@@ -156,6 +157,10 @@ def test_reference_point_rules_on_a_hand_made_front():
     )
     np.testing.assert_allclose(
         MultiTaskSampler(reference_point="median").reference_point(front, scale), [0.5, 0.5, 0.1]
+    )
+    np.testing.assert_allclose(
+        MultiTaskSampler(reference_point="nadir").reference_point(front, scale),
+        [-0.2, -1.4, -0.05],
     )
     given = MultiTaskSampler(reference_point=[-4.0, 2.0, 6.0])  # minimise, maximise, minimise
     np.testing.assert_allclose(given.reference_point(front, scale), [-3.0, 2.0, -1.0])
