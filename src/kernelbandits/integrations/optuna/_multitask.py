@@ -201,8 +201,8 @@ class MultiTaskSampler(RecipeSampler):
         objective add hypervolume): ``"worst"`` (default) 0.1 of each objective's range worse
         than the worst standardised value (completed trials and pending beliefs;
         :func:`~kernelbandits.scalarization.reference_point_below`), so every observation lies
-        inside the box; ``"nadir"`` 0.1 of each objective's range worse than the worst value
-        of the *non-dominated* ones (the rule of BoTorch's ``infer_reference_point``: the box
+        inside the box; ``"nadir"`` 0.1 of the *non-dominated* values' range worse than their
+        worst value in each objective (the rule of BoTorch's ``infer_reference_point``: the box
         hugs the current front, so EHVI fills in the front rather than stretching its ends);
         ``"median"`` the objective-wise median of those values (only points
         better than the typical observation in every objective count); or one value per
