@@ -12,6 +12,17 @@ running the script again resumes it::
 
     pip install 'kernelbandits[optuna]'
     python examples/optuna_multiobjective.py --n-trials 30 --storage sqlite:///optuna_mo.db
+
+If you already know the box the front will be judged in, say forests at least 90 % accurate
+with at most 1,000 nodes in all, give its corner (in the study's units: accuracy, then
+``log10`` of the nodes)::
+
+    python examples/optuna_multiobjective.py --reference-point 0.90 3.0 --storage sqlite:///box.db
+
+The expected hypervolume improvement then counts only what lies inside that box; by default the
+box comes from the data (``reference_point="worst"``). On the multi-objective benchmark, giving
+the judging box was at least as good as Optuna's ``GPSampler`` on all six problems after 50 and
+100 trials, where the default is behind on one (``docs/benchmarks/multiobjective.md``).
 """
 
 from __future__ import annotations
@@ -38,6 +49,13 @@ def main(argv: list[str] | None = None) -> list[tuple[float, float]]:
     )
     parser.add_argument("--storage", default="sqlite:///optuna_mo.db", help="Optuna storage URL")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--reference-point",
+        type=float,
+        nargs=2,
+        metavar=("ACCURACY", "LOG10_NODES"),
+        help="corner of the box the front will be judged in (default: from the data)",
+    )
     args = parser.parse_args(argv)
 
     X, y = load_breast_cancer(return_X_y=True)
@@ -61,7 +79,7 @@ def main(argv: list[str] | None = None) -> list[tuple[float, float]]:
         study_name="forest-accuracy-vs-size",
         storage=args.storage,
         directions=["maximize", "minimize"],
-        sampler=MultiTaskSampler(seed=args.seed),
+        sampler=MultiTaskSampler(seed=args.seed, reference_point=args.reference_point or "worst"),
         load_if_exists=True,
     )
     # a previous run killed mid-trial leaves a RUNNING trial; fail it so the sampler ignores it

@@ -343,3 +343,8 @@ def test_example_runs_with_a_tiny_budget(tmp_path):
     assert "4 trials;" in out.stdout and "on the Pareto front" in out.stdout
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, check=True)
     assert "4 trials;" in out.stdout  # running it again resumes the complete study: none added
+    # the box given: 7 trials, so that two proposals use it (after 5 random ones)
+    boxed = [sys.executable, str(script), "--n-trials", "7", "--reference-point", "0.9", "3.0"]
+    boxed += ["--storage", f"sqlite:///{tmp_path / 'box.db'}"]
+    out = subprocess.run(boxed, env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert "7 trials;" in out.stdout
