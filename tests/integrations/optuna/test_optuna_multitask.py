@@ -148,8 +148,8 @@ def test_reference_point_rules_on_a_hand_made_front():
     ``"worst"`` is 0.1 of each objective's range below the worst value (every point inside);
     ``"median"`` the column-wise median (a point worse than it in any objective adds no
     hypervolume); ``"nadir"`` 0.1 of the non-dominated rows' range below their worst value
-    (row 2 is dominated by row 1 and left out); a given point, in the study's units and directions, is standardised with the
-    study's ``(mean, sd)`` and signs."""
+    (row 2 is dominated by row 1 and left out); a given point, in the study's units and
+    directions, is standardised with the study's ``(mean, sd)`` and signs."""
     front = np.array([[2.0, -1.0, 0.5], [0.0, 1.0, 0.2], [-1.0, 0.0, -3.0], [1.0, 3.0, 0.0]])
     scale = (np.array([10.0, 0.0, -2.0]), np.array([2.0, 1.0, 4.0]), np.array([-1.0, 1.0, -1.0]))
     np.testing.assert_allclose(
