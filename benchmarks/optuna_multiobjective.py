@@ -87,6 +87,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from functools import cache, partial
 from typing import Any
 
@@ -343,7 +344,8 @@ def build_sampler(spec: SamplerSpec, seed: int, problem: MOProblem) -> optuna.sa
     kwargs = dict(spec.kwargs)
     if kwargs.get("reference_point") == PROBLEM_REFERENCE:
         kwargs["reference_point"] = problem.ref_point.tolist()
-    return FAMILIES[spec.family](seed, **kwargs)
+        spec = replace(spec, kwargs=tuple(kwargs.items()))
+    return spec.build(seed)
 
 
 def run_task(task: Any) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import logsumexp, ndtr
 
-from kernelbandits._validation import FloatArray
+from kernelbandits._validation import FloatArray, numeric_array, require_finite
 from kernelbandits.acquisition.scores import log_h
 
 __all__ = [
@@ -153,12 +153,10 @@ def pareto_rows(points: ArrayLike) -> FloatArray:
 
     For maximised values ``Y``, the front is ``-pareto_rows(-Y)``.
     """
-    P = np.asarray(points, dtype=float)
+    P = numeric_array(points, "points", "an array of numbers of shape (k, n)")
     if P.ndim != 2 or P.shape[1] < 1:
         raise ValueError(f"points must have shape (k, n) with n >= 1; got {P.shape}")
-    if not np.all(np.isfinite(P)):
-        raise ValueError("points must be finite")
-    return _pareto_rows(P)
+    return _pareto_rows(require_finite(P, "points"))
 
 
 def _pareto_rows(points: FloatArray) -> FloatArray:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import minimize
 
-from kernelbandits._validation import FloatArray, check_count
+from kernelbandits._validation import FloatArray, check_count, numeric_array, require_finite
 
 __all__ = ["minimize_independently"]
 
@@ -98,10 +98,11 @@ def minimize_independently(
     An exception raised by ``fun`` stops every search and is raised here; ``ValueError`` for
     starts that are not a finite ``(k, d)`` array, bounds that are not ``(d, 2)`` with
     ``lower <= upper``, or ``maxiter < 1``."""
-    X0 = np.asarray(starts, dtype=float)
-    if X0.ndim != 2 or not np.all(np.isfinite(X0)):
+    X0 = numeric_array(starts, "starts", "a finite (k, d) array of numbers")
+    if X0.ndim != 2:
         raise ValueError(f"starts must be a finite (k, d) array; got shape {X0.shape}")
-    B = np.asarray(bounds, dtype=float)
+    require_finite(X0, "starts")
+    B = numeric_array(bounds, "bounds", "a (d, 2) array of numbers")
     if B.shape != (X0.shape[1], 2) or not np.all(B[:, 0] <= B[:, 1]):
         raise ValueError(
             f"bounds must be a (d, 2) array of (lower, upper) with lower <= upper, d = "
