@@ -24,6 +24,7 @@ import numpy as np
 from benchmarks.harness.cli import add_page_argument
 from benchmarks.harness.pages import check_block, rewrite_block
 from benchmarks.harness.problems import available_problems, get_problem
+from benchmarks.harness.runner import one_thread_per_process
 
 BLOCK = "sampler-overhead"  # a generated block of docs/benchmarks/sample_efficiency.md
 
@@ -70,6 +71,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.page is not None:  # fail before the run if the page has no block
         check_block(args.page, BLOCK)
 
+    # One thread for every library, including those loaded later by the samplers' lazy imports
+    # (scipy's OpenBLAS, Optuna's GP modules): ``threadpool_limits`` below reaches only the
+    # libraries already loaded, and a second BLAS/OpenMP thread fighting the other processes of
+    # a busy machine made Optuna's GPSampler look 3-5x slower here (issue 35, 2026-11-29: 549
+    # against 122 ms per trial on Hartmann-6; ours 167 against 99).
+    one_thread_per_process()
     import optuna
     import torch
     from threadpoolctl import threadpool_limits

@@ -14,8 +14,14 @@ from benchmarks.harness.tables import Cell
 PLOT_FLOOR = 1e-8  # regret drawn on the log axis at no less than this
 
 
-def plot(cells: Mapping[str, Mapping[str, Cell]], out_dir: Path, seeds: int) -> Path:
-    """One subplot per problem: median regret (log) against trials, the IQR shaded."""
+def plot(
+    cells: Mapping[str, Mapping[str, Cell]],
+    out_dir: Path,
+    seeds: int,
+    filename: str = "sample_efficiency.png",
+) -> Path:
+    """One subplot per problem: median regret (log) against trials, the IQR shaded; written to
+    ``out_dir / filename``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -48,7 +54,7 @@ def plot(cells: Mapping[str, Mapping[str, Cell]], out_dir: Path, seeds: int) -> 
     )
     fig.tight_layout(rect=(0, 0.05, 1, 0.97))
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "sample_efficiency.png"
+    path = out_dir / filename
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path

@@ -55,7 +55,12 @@ class Task:
 
 
 def single_thread() -> None:
-    """Optuna silent and torch on one thread (BLAS threads are limited around each run)."""
+    """Optuna silent, torch on one thread, and the thread variables set to 1 for every library
+    loaded from now on (the BLAS libraries already loaded are limited around each run by
+    ``threadpool_limits``, which does not reach a library a sampler imports later: such a
+    library's second thread, fighting other processes for the cores, made Optuna's GPSampler
+    look 3-5x slower in the head-to-head timings until 2026-11-29)."""
+    one_thread_per_process()
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     if "torch" in sys.modules or importable("torch"):
         import torch

@@ -13,7 +13,14 @@ import optuna
 import pytest
 from benchmarks.harness.machine import command_line
 from benchmarks.harness.pages import markers
-from benchmarks.harness.problems import PROBLEMS, BoxProblem, SyntheticProblem, get_problem
+from benchmarks.harness.problems import (
+    HOLDOUT_PROBLEMS,
+    PROBLEMS,
+    BoxProblem,
+    SyntheticProblem,
+    available_problems,
+    get_problem,
+)
 from benchmarks.harness.runner import THREAD_VARS, Task
 from benchmarks.harness.runner import run_tasks as harness_run_tasks
 from benchmarks.harness.samplers import SAMPLERS, parse_variant
@@ -81,6 +88,37 @@ def test_synthetic_f_star_is_the_value_at_botorchs_optimisers(se: ModuleType) ->
             # BoTorch's f* is rounded below the true minimum: regret is never negative
             assert value >= p.f_star - 1e-12, p.name
             assert value - p.f_star <= 1e-5 * max(1.0, abs(p.f_star)), p.name
+
+
+def test_holdout_f_star_is_never_above_a_listed_minimiser(se: ModuleType) -> None:
+    pytest.importorskip("botorch")
+    assert not set(HOLDOUT_PROBLEMS) & set(PROBLEMS)  # no default was chosen on these
+    dims = set()
+    for name in HOLDOUT_PROBLEMS:
+        p = get_problem(name)
+        dims.add(p.dim)
+        assert p.noise_std == 0
+        assert p.f_star <= p.function.optimal_value
+        for opt in getattr(p.function, "_optimizers", None) or []:
+            value = p.true_value(np.array(opt))
+            assert value >= p.f_star, name  # regret is never negative at a listed minimiser
+            assert value - p.f_star <= 1e-5 * max(1.0, abs(p.f_star)), name
+    assert dims == {2, 4, 5, 6, 8, 10}
+    # the three whose rounded optimal_value lies above the true minimum (regret would go < 0)
+    for name in ("shekel", "sixhumpcamel", "holdertable"):
+        p = get_problem(name)
+        assert p.f_star < p.function.optimal_value - 1e-8, name
+    assert get_problem("shekel").f_star == pytest.approx(-10.536443152, abs=1e-8)  # its m=10
+
+
+def test_holdout_flag_selects_the_holdout_functions(se: ModuleType) -> None:
+    pytest.importorskip("botorch")
+    args = se.parse_args(["--holdout", "--store", "unused", "--report-only"])
+    assert args.problems == available_problems(holdout=True) == list(HOLDOUT_PROBLEMS)
+    args = se.parse_args(["--store", "unused", "--report-only"])
+    assert not set(args.problems) & set(HOLDOUT_PROBLEMS)
+    with pytest.raises(SystemExit):  # a benchmark problem is not one of the hold-out set
+        se.parse_args(["--holdout", "--problems", "branin", "--store", "unused"])
 
 
 @pytest.mark.parametrize("name", ["hpobench-kc1", "hpobench-vehicle"])

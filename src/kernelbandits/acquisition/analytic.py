@@ -41,7 +41,12 @@ from scipy.stats import norm
 from kernelbandits._deprecation import renamed_method, warn_renamed
 from kernelbandits._validation import FloatArray, as_finite_scalar, check_nonnegative
 from kernelbandits.acquisition.scores import log_ei_score, log_pi_score, ucb_score
-from kernelbandits.regression.base import DifferentiablePosterior, GridTracking, Posterior
+from kernelbandits.regression.base import (
+    DifferentiablePosterior,
+    GridTracking,
+    Posterior,
+    as_differentiable,
+)
 
 __all__ = [
     "Acquisition",
@@ -170,8 +175,7 @@ class PointwiseAcquisition(Acquisition):
     def smooth_with_gradient(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
         """:meth:`smooth` at ``X (m, d)``, ``(m,)``, and its gradient in ``x``, ``(m, d)``, by
         the chain rule (module docstring)."""
-        assert isinstance(self.posterior, DifferentiablePosterior)
-        mu, var, dmu, dvar = self.posterior.predict_with_gradient(X)
+        mu, var, dmu, dvar = as_differentiable(self.posterior).predict_with_gradient(X)
         sd = np.sqrt(var)
         value, d_mu, d_sd = self.transformed(mu, sd)
         dsd = dvar / (2.0 * np.maximum(sd, 1e-300))[:, None]

@@ -253,7 +253,7 @@ class GPPosterior:
         V = self._solve_L(K.T)  # L^{-1} k_t(x), (t, m)
         mean = self.prior_mean + V.T @ self._z[:t]
         var = np.maximum(kdiag - np.einsum("ij,ij->j", V, V), 0.0)
-        W = solve_triangular(self._L[:t, :t], V, lower=True, trans="T", check_finite=False)
+        W = _lower_solve(self._L[:t, :t], V, transpose=True)
         dmean = np.einsum("s,msd->md", self._alpha_cached(), dK)
         dvar = -2.0 * np.einsum("sm,msd->md", W, dK)  # W = C^{-1} k_t(x)
         return mean, var, dmean, np.where(var[:, None] > 0.0, dvar, 0.0)
@@ -328,7 +328,7 @@ class GPPosterior:
     def _solve_L(self, B: FloatArray) -> FloatArray:
         """``L^{-1} B`` for ``B (t, m)``."""
         t = self._t
-        return solve_triangular(self._L[:t, :t], B, lower=True, check_finite=False)
+        return _lower_solve(self._L[:t, :t], B)
 
     def _new_row(self, x: FloatArray) -> FloatArray:
         """``L^{-1} k_t(x)``: read from a tracker that holds ``x`` (O(t)), else solved (O(t^2))."""
@@ -632,3 +632,19 @@ def information_gain(kernel: Kernel, X: ArrayLike, noise_var: ArrayLike | float)
     s = 1.0 / np.sqrt(lam)
     _, logdet = np.linalg.slogdet(np.eye(Xa.shape[0]) + s[:, None] * kernel(Xa) * s[None, :])
     return 0.5 * float(logdet)
+
+
+def _lower_solve(L: FloatArray, B: FloatArray, transpose: bool = False) -> FloatArray:
+    """``L^{-1} B`` (``L^{-T} B`` with ``transpose``) for a lower-triangular ``L (t, t)`` and
+    ``B (t, m)``: LAPACK's ``trtrs`` called as ``scipy.linalg.solve_triangular(...,
+    check_finite=False)`` calls it (the same arguments, so the same bits), without its input
+    checks and wrappers, which cost more than the solve in a local search's inner loop."""
+    if L.flags.f_contiguous:
+        x, info = lapack.dtrtrs(L, B, lower=1, trans=int(transpose))
+    else:  # trtrs wants Fortran order: the transposed system, as scipy solves it
+        x, info = lapack.dtrtrs(L.T, B, lower=0, trans=int(not transpose))
+    if info > 0:
+        raise np.linalg.LinAlgError(f"singular matrix: resolution failed at diagonal {info - 1}")
+    if info < 0:
+        raise ValueError(f"illegal value in argument {-info} of LAPACK's trtrs")
+    return np.asarray(x)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 try:
@@ -240,6 +240,31 @@ PROPOSAL_ATTR = "kernelbandits:proposal"
 # the user passes (:func:`studies_in`).
 
 
+class StudyRecords(Mapping[str, Any]):
+    """A study's user attributes (the samplers' records, :func:`record_on_trial`), read from the
+    storage on first use only. Optuna deep-copies every user attribute on each read, one record
+    per trial, so a read costs O(trials); a study run by one worker has no running trial whose
+    proposal must be looked up, and never pays it."""
+
+    def __init__(self, study: Study) -> None:
+        self._study = study
+        self._attrs: dict[str, Any] | None = None
+
+    def _read(self) -> dict[str, Any]:
+        if self._attrs is None:
+            self._attrs = self._study.user_attrs
+        return self._attrs
+
+    def __getitem__(self, key: str) -> Any:
+        return self._read()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+
 def record_key(record: str, number: int) -> str:
     """The study user attribute holding ``record`` (e.g. :data:`PROPOSAL_ATTR`) of trial
     ``number``: ``"<record>:<number>"`` (e.g. ``"kernelbandits:proposal:12"``)."""
@@ -297,7 +322,7 @@ def observed_history(
     (:func:`_internal`).
     """
     names = list(space.names)
-    records = study.user_attrs  # the proposals recorded by the samplers (PROPOSAL_ATTR)
+    records = StudyRecords(study)  # the samplers' proposals (PROPOSAL_ATTR), read if needed
     history: list[Trial] = []
     for t in study.get_trials(deepcopy=False):
         if t.number == trial.number or t.state == TrialState.FAIL:

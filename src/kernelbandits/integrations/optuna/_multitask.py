@@ -27,6 +27,7 @@ from kernelbandits.acquisition import (
     pareto_rows,
 )
 from kernelbandits.integrations.optuna._common import (
+    StudyRecords,
     _external,
     _internal,
     _params_in,
@@ -412,7 +413,7 @@ class MultiTaskSampler(RecipeSampler):
         done_x: list[FloatArray] = []
         done_y: list[FloatArray] = []
         pending_x: list[FloatArray] = []
-        records = study.user_attrs  # the proposals recorded by the samplers
+        records = StudyRecords(study)  # the samplers' proposals, read only if one is needed
         for t in study.get_trials(deepcopy=False):
             if t.number == trial.number:
                 continue
