@@ -150,6 +150,42 @@ def test_composite_gradients_match_finite_differences(kernel: Kernel) -> None:
         np.testing.assert_allclose(G[:, :, i], fd, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        Matern([0.3, 0.7, 1.2], 1.7, nu=2.5),
+        Matern(0.4, 0.9, nu=1.5),
+        Matern([0.3, 0.7, 1.2], 1.3, nu=0.5),
+        RBF([0.2, 0.5, 2.0], 2.0),
+        RBF(0.6),
+    ],
+    ids=["matern52-ard", "matern32-iso", "matern12-ard", "rbf-ard", "rbf-iso"],
+)
+def test_contracted_theta_gradient_without_the_tensor(kernel: Kernel) -> None:
+    """The stationary kernels' O(n^2 d) contraction ``sum_jk W_jk dK_jk / dtheta`` equals
+    central differences of ``sum(W * K)`` and the contraction of the full tensor, for a
+    symmetric and a non-symmetric ``W``, with points far from the origin (the centring)."""
+    rng = np.random.default_rng(5)
+    X = 3.0 + 4.0 * rng.random((40, 3))
+    h = 1e-6
+    for W in (rng.normal(size=(40, 40)) + rng.normal(size=(40, 40)).T, rng.normal(size=(40, 40))):
+        fast = kernel.theta_gradient_contracted(X, W)
+        assert fast.shape == (kernel.theta.size,)
+        tensor = np.einsum("ij,jik->k", W, kernel.theta_gradient(X))
+        np.testing.assert_allclose(fast, tensor, rtol=1e-10, atol=1e-9)
+        for j in range(kernel.theta.size):
+            step = np.zeros(kernel.theta.size)
+            step[j] = h
+            up, down = (
+                kernel.with_theta(kernel.theta + step),
+                kernel.with_theta(kernel.theta - step),
+            )
+            fd = np.sum(W.T * (up(X) - down(X))) / (2 * h)
+            np.testing.assert_allclose(fast[j], fd, rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match="weights must have shape"):
+        kernel.theta_gradient_contracted(X, np.ones((3, 3)))
+
+
 def test_a_kernel_without_hyperparameter_gradients_says_so() -> None:
     with pytest.raises(NotImplementedError, match="cannot be fitted by maximum likelihood"):
         (Linear() * RBF()).theta_gradient(np.zeros((2, 1)))

@@ -69,6 +69,13 @@ class Kernel(ABC):
         """``k(X, Y) (m, n)`` and :meth:`input_gradient` ``(m, n, d)`` (kernels may share work)."""
         return self(X, Y), self.input_gradient(X, Y)
 
+    def theta_gradient_contracted(self, X: ArrayLike, weights: FloatArray) -> FloatArray:
+        """``sum_jk W_jk d K(X, X)_jk / d theta`` for ``weights`` ``W (n, n)``, shape ``(p,)``:
+        the likelihood gradient's trace ``tr(W dK / d theta)`` for a symmetric ``W``
+        (Rasmussen & Williams eq. 5.9). By default contracted from :meth:`theta_gradient`;
+        a kernel may compute it without building the ``(n, n, p)`` tensor."""
+        return np.einsum("ij,jik->k", weights, self.theta_gradient(X))
+
     def theta_gradient(self, X: ArrayLike) -> FloatArray:
         """``d K(X, X) / d theta``, shape ``(n, n, p)``: what type-II maximum likelihood follows
         (:func:`~kernelbandits.regression.likelihood.log_marginal_likelihood_and_gradient`).

@@ -172,8 +172,7 @@ def log_marginal_likelihood_gradient_and_alpha(
     alpha = cho_solve((L, True), ya)
     value = float(-0.5 * ya @ alpha - np.sum(np.log(np.diag(L))) - 0.5 * n * np.log(2 * np.pi))
     inner = np.outer(alpha, alpha) - cho_solve((L, True), np.eye(n))  # alpha alpha^T - C^{-1}
-    dK = kernel.theta_gradient(Xa)
-    grad_kernel = 0.5 * np.einsum("ij,jik->k", inner, dK)
+    grad_kernel = 0.5 * kernel.theta_gradient_contracted(Xa, inner)
     grad_noise = 0.5 * lam * float(np.trace(inner))
     return value, np.append(grad_kernel, grad_noise), alpha
 
