@@ -237,6 +237,24 @@ KERNELS = [
     _b("rbf-with-theta-length", lambda: RBF(0.2).with_theta([1.0, 2.0, 3.0]), "theta", "2 finite"),
     _b("rbf-with-theta-nan", lambda: RBF(0.2).with_theta([NAN, 0.0]), "theta", "finite"),
     _b(
+        "matern-contracted-gradient-weights-shape",
+        lambda: Matern(0.2).theta_gradient_contracted(np.zeros((3, 1)), np.ones((2, 2))),
+        "weights",
+        r"shape \(3, 3\)",
+    ),
+    _b(
+        "matern-contracted-gradient-weights-nan",
+        lambda: Matern(0.2).theta_gradient_contracted(np.zeros((2, 1)), [[NAN, 0.0], [0.0, 1.0]]),
+        "weights",
+        "finite",
+    ),
+    _b(
+        "rbf-contracted-gradient-x-nan",
+        lambda: RBF(0.2).theta_gradient_contracted([[NAN], [0.0]], np.eye(2)),
+        "X",
+        "finite",
+    ),
+    _b(
         "icm-task-matrix-not-psd",
         lambda: ICM(RBF(0.2), [[1.0, 2.0], [2.0, 1.0]]),
         "task_matrix",

@@ -12,7 +12,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
-from kernelbandits._validation import FloatArray, as_points, check_positive, numeric_array
+from kernelbandits._validation import (
+    FloatArray,
+    as_points,
+    check_positive,
+    numeric_array,
+    require_finite,
+)
 from kernelbandits.kernels.base import Kernel, check_theta
 
 
@@ -82,7 +88,9 @@ class _Stationary(Kernel):
         = z_i^2 . (B 1 + B^T 1) - 2 z_i^T B z_i``; ``d / d log v`` is ``sum(W * K)``.
         """
         Xa = as_points(X, "X", self.input_dim)
-        W = np.asarray(weights, dtype=float)
+        W = require_finite(
+            numeric_array(weights, "weights", "an (n, n) array of numbers"), "weights"
+        )
         if W.shape != (Xa.shape[0], Xa.shape[0]):
             raise ValueError(f"weights must have shape {(Xa.shape[0],) * 2}; got {W.shape}")
         r = np.sqrt(self._scaled_sqdist(Xa, Xa))
