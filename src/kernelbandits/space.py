@@ -154,6 +154,10 @@ def _check_param(p: Any) -> None:
         raise ValueError(f"parameter {p.name!r}: log scale needs low > 0; got low={p.low}")
 
 
+#: how many encoded configurations a search space keeps (:meth:`SearchSpace.encode`)
+_ENCODED_MAX = 100_000
+
+
 class SearchSpace:
     """An ordered collection of named parameters and its unit-box encoding (see module notes).
 
@@ -190,6 +194,10 @@ class SearchSpace:
             self._slices.append(slice(start, start + width))
             start += width
         self.dim: int = start
+        # configurations already encoded (the same trials are encoded at every proposal of a
+        # study: at 1,000 trials this took a third of a proposal), keyed by each value and its
+        # type (so that 1, 1.0 and True stay apart); cleared when it grows past _ENCODED_MAX
+        self._encoded: dict[tuple[tuple[type, Any], ...], FloatArray] = {}
 
     def __repr__(self) -> str:
         return f"SearchSpace({list(self.params)!r})"
@@ -273,9 +281,22 @@ class SearchSpace:
             raise ValueError(
                 f"config does not match the search space: missing {missing}, unknown {unknown}"
             )
+        try:
+            key: tuple[tuple[type, Any], ...] | None = tuple(
+                (type(config[n]), config[n]) for n in self.names
+            )
+            hit = self._encoded.get(key)  # type: ignore[arg-type]
+        except TypeError:  # an unhashable value: encoded (and refused) without the memo
+            key, hit = None, None
+        if hit is not None:
+            return hit.copy()
         u = np.empty(self.dim)
         for p, sl in zip(self.params, self._slices, strict=True):
             u[sl] = self._encode_value(p, config[p.name])
+        if key is not None:
+            if len(self._encoded) >= _ENCODED_MAX:
+                self._encoded.clear()
+            self._encoded[key] = u.copy()
         return u
 
     def decode(self, u: ArrayLike) -> dict[str, Any]:

@@ -62,3 +62,59 @@ def test_max_fit_points_must_be_a_count_of_at_least_two() -> None:
     for bad in (1, 0, -5, 2.5, "300"):
         with pytest.raises(ValueError, match="max_fit_points"):
             GPBOSampler(seed=0, max_fit_points=bad)  # type: ignore[arg-type]
+
+
+# -- the memos that keep a long study's proposals cheap ------------------------------------------
+
+
+def test_observed_history_memo_never_crosses_studies_or_unfinished_trials() -> None:
+    """Finished trials' converted parameters are memoised by (study name, search space, trial
+    number, start time): a second study of the same name and numbers, or a trial that was
+    running at the last read, is read afresh."""
+    from kernelbandits.integrations.optuna._common import (
+        observed_history,
+        search_space_from_distributions,
+    )
+
+    dists = {"x": optuna.distributions.FloatDistribution(0.0, 1.0)}
+    space = search_space_from_distributions(dists)
+    assert space is not None
+
+    def history(study: optuna.Study) -> list[tuple[float, float | None]]:
+        probe = study.ask(dists)
+        out = [(t.params["x"], t.value) for t in observed_history(study, probe, dists, space)]
+        study.tell(probe, state=optuna.trial.TrialState.FAIL)
+        return out
+
+    first = optuna.create_study(study_name="same", sampler=optuna.samplers.RandomSampler(seed=0))
+    first.enqueue_trial({"x": 0.25})
+    first.optimize(lambda t: t.suggest_float("x", 0.0, 1.0), n_trials=1)
+    assert history(first) == [(0.25, 0.25)]
+    second = optuna.create_study(study_name="same", sampler=optuna.samplers.RandomSampler(seed=0))
+    second.enqueue_trial({"x": 0.75})
+    second.optimize(lambda t: t.suggest_float("x", 0.0, 1.0), n_trials=1)
+    assert history(second) == [(0.75, 0.75)]  # not the first study's memo
+    running = second.ask()  # running, no parameter yet: not in the space, and not memoised
+    assert len(history(second)) == 1
+    x = running.suggest_float("x", 0.0, 1.0)
+    assert history(second)[-1] == (x, None)  # now pending
+    second.tell(running, 0.5)
+    assert history(second)[-1] == (x, 0.5)
+
+
+def test_search_space_encoding_memo_keeps_types_apart_and_returns_copies() -> None:
+    from kernelbandits.space import Categorical, Float, SearchSpace
+
+    space = SearchSpace([Categorical("c", [1, True, "1"]), Float("f", 0.0, 2.0)])
+    a = space.encode({"c": 1, "f": 1.0})
+    b = space.encode({"c": True, "f": 1.0})  # equal to 1 and hashed alike: another choice
+    c = space.encode({"c": "1", "f": 1.0})
+    np.testing.assert_array_equal(a, [1, 0, 0, 0.5])
+    np.testing.assert_array_equal(b, [0, 1, 0, 0.5])
+    np.testing.assert_array_equal(c, [0, 0, 1, 0.5])
+    a[:] = -1.0  # the caller's array, not the memo's
+    np.testing.assert_array_equal(space.encode({"c": 1, "f": 1.0}), [1, 0, 0, 0.5])
+    with pytest.raises(ValueError, match="lies outside"):
+        space.encode({"c": 1, "f": 3.0})
+    with pytest.raises(ValueError, match="lies outside"):  # refused again: errors are not memoised
+        space.encode({"c": 1, "f": 3.0})

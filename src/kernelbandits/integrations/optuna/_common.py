@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
@@ -103,11 +104,18 @@ def search_space_from_distributions(
         raise ValueError(
             f"distributions must map parameter names to Optuna distributions; got {distributions!r}"
         )
-    params = [
-        _param_from_distribution(name, dist)
-        for name, dist in sorted(distributions.items())
-        if not dist.single()
-    ]
+    try:
+        return _search_space(tuple(sorted(distributions.items())))
+    except TypeError:  # an unhashable distribution (not Optuna's own): built without the memo
+        return _search_space.__wrapped__(tuple(sorted(distributions.items())))
+
+
+@functools.lru_cache(maxsize=64)
+def _search_space(items: tuple[tuple[str, BaseDistribution], ...]) -> SearchSpace | None:
+    """:func:`search_space_from_distributions` of the sorted ``(name, distribution)`` pairs,
+    memoised: the same space object for every proposal of a study, so that its memo of encoded
+    trials (:meth:`SearchSpace.encode`) carries from one proposal to the next."""
+    params = [_param_from_distribution(name, dist) for name, dist in items if not dist.single()]
     return SearchSpace(params) if params else None
 
 
@@ -323,12 +331,25 @@ def observed_history(
     """
     names = list(space.names)
     records = StudyRecords(study)  # the samplers' proposals (PROPOSAL_ATTR), read if needed
+    memo = _finished_params_memo(study, search_space)
     history: list[Trial] = []
     for t in study.get_trials(deepcopy=False):
         if t.number == trial.number or t.state == TrialState.FAIL:
             continue
-        external = _params_in(t, search_space, names, records)
-        if external is None:
+        finished = t.state.is_finished()  # a finished trial's parameters never change
+        key = (t.number, t.datetime_start)
+        if finished and key in memo:
+            params = memo[key]
+        else:
+            external = _params_in(t, search_space, names, records)
+            params = (
+                None
+                if external is None
+                else {n: _internal(search_space[n], external[n]) for n in names}
+            )
+            if finished:
+                memo[key] = params
+        if params is None:
             continue  # the trial does not live in this space (or has not sampled yet)
         value: float | None
         if t.state == TrialState.COMPLETE:
@@ -342,9 +363,31 @@ def observed_history(
                 continue
         else:  # RUNNING / WAITING: pending, hallucinated (GP-BUCB)
             value = None
-        params = {n: _internal(search_space[n], external[n]) for n in names}
-        history.append(Trial(len(history), params, value))
+        history.append(Trial(len(history), dict(params), value))
     return history
+
+
+#: (study name, search space) -> {(trial number, start time): internal parameters or None}:
+#: the finished trials already converted by :func:`observed_history` (at 1,000 trials the
+#: conversion took a quarter of a proposal); cleared when it holds more than _MEMO_MAX trials
+_FINISHED_PARAMS: dict[tuple[str, tuple[Any, ...]], dict[tuple[int, Any], dict[str, Any] | None]]
+_FINISHED_PARAMS = {}
+_MEMO_MAX = 200_000
+
+
+def _finished_params_memo(
+    study: Study, search_space: dict[str, BaseDistribution]
+) -> dict[tuple[int, Any], dict[str, Any] | None]:
+    """The memo of :data:`_FINISHED_PARAMS` for ``study`` and ``search_space`` (a fresh dict,
+    not kept, if the distributions do not hash)."""
+    try:
+        key = (study.study_name, tuple(sorted(search_space.items())))
+        hash(key)
+    except TypeError:
+        return {}
+    if sum(len(m) for m in _FINISHED_PARAMS.values()) > _MEMO_MAX:
+        _FINISHED_PARAMS.clear()
+    return _FINISHED_PARAMS.setdefault(key, {})
 
 
 #: how close (max-norm in the unit box of the search space) a proposal may come to a point that
