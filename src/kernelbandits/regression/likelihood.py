@@ -15,6 +15,7 @@ eq. 5.9; checked against finite differences and scikit-learn in the tests).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -177,6 +178,7 @@ def log_marginal_likelihood_gradient_and_alpha(
     return value, np.append(grad_kernel, grad_noise), alpha
 
 
+@functools.lru_cache(maxsize=4096)
 def schedule_point(n: int) -> int:
     """The last refit point ``m <= n`` of the geometric refit schedule: every ``m <= 20``, then
     ``m_{k+1} = ceil(1.2 m_k)`` (24, 29, 35, 42, ...), so ``T`` observations cost about

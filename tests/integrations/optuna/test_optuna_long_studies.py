@@ -118,3 +118,42 @@ def test_search_space_encoding_memo_keeps_types_apart_and_returns_copies() -> No
         space.encode({"c": 1, "f": 3.0})
     with pytest.raises(ValueError, match="lies outside"):  # refused again: errors are not memoised
         space.encode({"c": 1, "f": 3.0})
+
+
+def test_incremental_intersection_equals_the_one_computed_from_every_trial() -> None:
+    """The samplers' relative search space kept up to date per Study object equals Optuna's
+    intersection of all trials, through a space that shrinks, pending and failed trials, and a
+    second handle on the same storage."""
+    from kernelbandits.integrations.optuna._common import (
+        _varying_intersection,
+        study_intersection,
+    )
+
+    storage = optuna.storages.InMemoryStorage()
+    study = optuna.create_study(storage=storage, sampler=optuna.samplers.RandomSampler(seed=1))
+
+    def check(s: optuna.Study) -> dict[str, object]:
+        expected = _varying_intersection(s.get_trials(deepcopy=False))
+        assert study_intersection(s) == expected
+        return dict(expected)
+
+    def objective(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", 0.0, 1.0)
+        if trial.number < 6:
+            trial.suggest_categorical("c", ["a", "b"])
+        if trial.number < 3:
+            trial.suggest_int("k", 0, 5)
+        if trial.number == 4:
+            raise optuna.TrialPruned()
+        return x
+
+    seen = []
+    for _ in range(8):
+        study.optimize(objective, n_trials=1)
+        seen.append(sorted(check(study)))
+    running = study.ask()
+    running.suggest_float("x", 0.0, 1.0)
+    assert sorted(check(study)) == ["x"]
+    assert seen[0] == ["c", "k", "x"] and seen[3] == ["c", "x"] and seen[-1] == ["x"]
+    other = optuna.load_study(study_name=study.study_name, storage=storage)
+    assert sorted(check(other)) == ["x"]

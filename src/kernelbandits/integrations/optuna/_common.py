@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import functools
 import math
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -17,7 +18,7 @@ try:
         IntDistribution,
     )
     from optuna.exceptions import UpdateFinishedTrialError
-    from optuna.search_space import intersection_search_space
+    from optuna.search_space import IntersectionSearchSpace, intersection_search_space
     from optuna.trial import FrozenTrial, TrialState
 except ImportError as exc:  # pragma: no cover - exercised only without optuna
     raise ImportError(
@@ -123,6 +124,26 @@ def _varying_intersection(trials: list[FrozenTrial]) -> dict[str, BaseDistributi
     """Optuna's intersection search space of ``trials`` without its single-valued distributions
     (Optuna fixes those itself): the relative search space the samplers model."""
     return {n: d for n, d in intersection_search_space(trials).items() if not d.single()}
+
+
+#: one Optuna ``IntersectionSearchSpace`` per Study object (it reads only the trials finished
+#: since its last call; :func:`study_intersection`)
+_INTERSECTIONS: weakref.WeakKeyDictionary[Study, IntersectionSearchSpace] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def study_intersection(study: Study) -> dict[str, BaseDistribution]:
+    """:func:`_varying_intersection` of all of ``study``'s trials, kept up to date incrementally
+    (Optuna's ``IntersectionSearchSpace``, one per Study object: at 1,000 trials recomputing it
+    from every trial at every proposal took about a tenth of a proposal)."""
+    try:
+        calculator = _INTERSECTIONS.get(study)
+        if calculator is None:
+            calculator = _INTERSECTIONS[study] = IntersectionSearchSpace()
+    except TypeError:  # not weak-referenceable (not an Optuna Study): computed afresh
+        return _varying_intersection(study.get_trials(deepcopy=False))
+    return {n: d for n, d in calculator.calculate(study).items() if not d.single()}
 
 
 def _internal(dist: BaseDistribution, value: Any) -> Any:

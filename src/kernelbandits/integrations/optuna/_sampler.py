@@ -30,11 +30,11 @@ from kernelbandits.integrations.optuna._common import (
     IndependentSamplingWarning,
     _external,
     _param_from_distribution,
-    _varying_intersection,
     observed_history,
     propose_apart,
     search_space_from_distributions,
     study_direction,
+    study_intersection,
 )
 from kernelbandits.policies.base import PolicyFactory
 from kernelbandits.recipes import bkb, check_beta, gp
@@ -185,7 +185,7 @@ class RecipeSampler(BaseSampler):
         self._check_single_objective(study)
         if self._n_complete(study, trial) < self._n_startup_trials:
             return {}
-        return _varying_intersection(study.get_trials(deepcopy=False))
+        return study_intersection(study)
 
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
