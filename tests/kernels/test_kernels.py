@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from scipy.spatial.distance import cdist
 from scipy.special import eval_legendre
 from sklearn.gaussian_process import kernels as sk
 
@@ -79,6 +80,26 @@ def test_matern_matches_sklearn(nu: float) -> None:
     ref = sk.ConstantKernel(0.6) * sk.Matern(length_scale=LS3, nu=nu)
     np.testing.assert_allclose(ours(X, Y), ref(X, Y), rtol=1e-12, atol=0)
     np.testing.assert_allclose(ours(X), ref(X), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("nu", [0.5, 1.5, 2.5, "rbf"])
+def test_in_place_gram_equals_the_plain_closed_form_bit_for_bit(nu: float | str) -> None:
+    # the Gram is computed in place on the distance matrix (no temporaries); it must give the
+    # bits of the plain expression, or every trajectory that uses the kernel moves
+    X, Y = _points(40, 4, -2.0, 3.0, seed=5), _points(30, 4, -2.0, 3.0, seed=6)
+    ls, var = np.array([0.3, 1.1, 0.7, 2.0]), 1.37
+    r = np.sqrt(cdist(X / ls, Y / ls, "sqeuclidean"))
+    if nu == "rbf":
+        ours, plain = RBF(ls, var)(X, Y), var * np.exp(-0.5 * cdist(X / ls, Y / ls, "sqeuclidean"))
+    else:
+        s = np.sqrt(3.0 if nu == 1.5 else 5.0) * r
+        shape = {
+            0.5: np.exp(-r),
+            1.5: (1.0 + s) * np.exp(-s),
+            2.5: (1.0 + s + s * s / 3.0) * np.exp(-s),
+        }[nu]
+        ours, plain = Matern(ls, var, nu=float(nu))(X, Y), var * shape
+    assert np.array_equal(ours.view(np.int64), plain.view(np.int64))
 
 
 def test_linear_matches_sklearn() -> None:

@@ -102,6 +102,50 @@ def test_observed_history_memo_never_crosses_studies_or_unfinished_trials() -> N
     assert history(second)[-1] == (x, 0.5)
 
 
+def test_history_points_equal_the_encoded_history_and_never_cross_studies() -> None:
+    """What propose_apart reads (every point, and the pending ones) equals the points of
+    observed_history encoded afresh, with a cold and a warm memo, for completed, pruned and
+    running trials; a second study with the same name and trial numbers gets its own points."""
+    from kernelbandits.integrations.optuna._common import (
+        history_points,
+        observed_history,
+        search_space_from_distributions,
+    )
+
+    dists = {
+        "x": optuna.distributions.FloatDistribution(1e-3, 1.0, log=True),
+        "k": optuna.distributions.IntDistribution(0, 4),
+    }
+    space = search_space_from_distributions(dists)
+    assert space is not None
+
+    def both(study: optuna.Study) -> None:
+        probe = study.ask(dists)
+        history = observed_history(study, probe, dists, space)
+        expected = {tuple(space.encode(t.params).tolist()) for t in history}
+        pending = {tuple(space.encode(t.params).tolist()) for t in history if t.value is None}
+        assert pending and pending < expected
+        for _ in range(2):  # the memo filled, then read
+            assert history_points(study, probe, dists, space) == (expected, pending)
+        study.tell(probe, state=optuna.trial.TrialState.FAIL)
+
+    def filled(seed: int) -> optuna.Study:
+        study = optuna.create_study(
+            study_name="same-points", sampler=optuna.samplers.RandomSampler(seed=seed)
+        )
+        study.optimize(
+            lambda t: t.suggest_float("x", 1e-3, 1.0, log=True) + t.suggest_int("k", 0, 4),
+            n_trials=4,
+        )
+        pruned = study.ask(dists)
+        study.tell(pruned, state=optuna.trial.TrialState.PRUNED)  # no value reported: pending
+        study.ask(dists)  # running, with parameters: pending
+        return study
+
+    both(filled(0))
+    both(filled(1))  # same name and numbers, other points
+
+
 def test_search_space_encoding_memo_keeps_types_apart_and_returns_copies() -> None:
     from kernelbandits.space import Categorical, Float, SearchSpace
 

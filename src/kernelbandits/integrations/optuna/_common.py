@@ -350,10 +350,49 @@ def observed_history(
     values are left out. Parameter values are in the space's internal representation
     (:func:`_internal`).
     """
+    rows = _history_rows(study, trial, search_space, space)
+    return [Trial(i, dict(params), value) for i, (_, params, value) in enumerate(rows)]
+
+
+def history_points(
+    study: Study,
+    trial: FrozenTrial,
+    search_space: dict[str, BaseDistribution],
+    space: SearchSpace,
+) -> tuple[set[tuple[float, ...]], set[tuple[float, ...]]]:
+    """The distinct unit-box points (tuples) of the trials :func:`observed_history` keeps, and,
+    second, of those among them that are pending: what :func:`propose_apart` reads before and
+    after each proposal. A finished trial's point is encoded once per process
+    (:data:`_FINISHED_POINTS`); at 1,000 trials encoding every trial twice per proposal took a
+    tenth of it."""
+    memo = _finished_memo(_FINISHED_POINTS, study, search_space)
+    points: set[tuple[float, ...]] = set()
+    pending: set[tuple[float, ...]] = set()
+    for key, params, value in _history_rows(study, trial, search_space, space):
+        point = None if key is None else memo.get(key)
+        if point is None:
+            point = tuple(space.encode(params).tolist())
+            if key is not None:
+                memo[key] = point
+        points.add(point)
+        if value is None:
+            pending.add(point)
+    return points, pending
+
+
+def _history_rows(
+    study: Study,
+    trial: FrozenTrial,
+    search_space: dict[str, BaseDistribution],
+    space: SearchSpace,
+) -> Iterator[tuple[tuple[int, Any] | None, dict[str, Any], float | None]]:
+    """``(key, internal parameters, value)`` of each trial :func:`observed_history` keeps, in
+    the study's order; ``key`` = (number, start time) for a finished trial (whose parameters
+    never change), ``None`` for a running one; ``value`` ``None`` for a pending trial. The
+    parameters are the memo's own dict (:data:`_FINISHED_PARAMS`): read, never change them."""
     names = list(space.names)
     records = StudyRecords(study)  # the samplers' proposals (PROPOSAL_ATTR), read if needed
-    memo = _finished_params_memo(study, search_space)
-    history: list[Trial] = []
+    memo = _finished_memo(_FINISHED_PARAMS, study, search_space)
     for t in study.get_trials(deepcopy=False):
         if t.number == trial.number or t.state == TrialState.FAIL:
             continue
@@ -384,31 +423,33 @@ def observed_history(
                 continue
         else:  # RUNNING / WAITING: pending, hallucinated (GP-BUCB)
             value = None
-        history.append(Trial(len(history), dict(params), value))
-    return history
+        yield (key if finished else None), params, value
 
 
 #: (study name, search space) -> {(trial number, start time): internal parameters or None}:
 #: the finished trials already converted by :func:`observed_history` (at 1,000 trials the
 #: conversion took a quarter of a proposal); cleared when it holds more than _MEMO_MAX trials
-_FINISHED_PARAMS: dict[tuple[str, tuple[Any, ...]], dict[tuple[int, Any], dict[str, Any] | None]]
-_FINISHED_PARAMS = {}
+_FINISHED_PARAMS: dict[tuple[str, tuple[Any, ...]], dict[tuple[int, Any], Any]] = {}
+#: the same keys -> the finished trials' unit-box points (tuples), for :func:`history_points`
+_FINISHED_POINTS: dict[tuple[str, tuple[Any, ...]], dict[tuple[int, Any], Any]] = {}
 _MEMO_MAX = 200_000
 
 
-def _finished_params_memo(
-    study: Study, search_space: dict[str, BaseDistribution]
-) -> dict[tuple[int, Any], dict[str, Any] | None]:
-    """The memo of :data:`_FINISHED_PARAMS` for ``study`` and ``search_space`` (a fresh dict,
-    not kept, if the distributions do not hash)."""
+def _finished_memo(
+    memos: dict[tuple[str, tuple[Any, ...]], dict[tuple[int, Any], Any]],
+    study: Study,
+    search_space: dict[str, BaseDistribution],
+) -> dict[tuple[int, Any], Any]:
+    """The memo of ``memos`` (:data:`_FINISHED_PARAMS` or :data:`_FINISHED_POINTS`) for
+    ``study`` and ``search_space`` (a fresh dict, not kept, if the distributions do not hash)."""
     try:
         key = (study.study_name, tuple(sorted(search_space.items())))
         hash(key)
     except TypeError:
         return {}
-    if sum(len(m) for m in _FINISHED_PARAMS.values()) > _MEMO_MAX:
-        _FINISHED_PARAMS.clear()
-    return _FINISHED_PARAMS.setdefault(key, {})
+    if sum(len(m) for m in memos.values()) > _MEMO_MAX:
+        memos.clear()
+    return memos.setdefault(key, {})
 
 
 #: how close (max-norm in the unit box of the search space) a proposal may come to a point that
@@ -458,8 +499,7 @@ def propose_apart(
     if read is None:
 
         def read() -> tuple[set[tuple[float, ...]], set[tuple[float, ...]]]:
-            history = observed_history(study, trial, search_space, space)
-            return _points(space, history), _points(space, history, pending_only=True)
+            return history_points(study, trial, search_space, space)
 
     seen, pending = read()
     # every point pending in a read made here: a trial pending when the proposal was made may
@@ -490,18 +530,6 @@ def _near(own: np.ndarray, points: list[tuple[float, ...]]) -> bool:
     ``points``."""
     others = np.array(points).reshape(-1, own.shape[0])
     return bool(np.any(np.max(np.abs(others - own), axis=1) < APART))
-
-
-def _points(
-    space: SearchSpace, history: list[Trial], *, pending_only: bool = False
-) -> set[tuple[float, ...]]:
-    """The distinct points of ``history`` (only its pending trials' if ``pending_only``) in the
-    unit box of ``space``, as tuples."""
-    return {
-        tuple(space.encode(t.params).tolist())
-        for t in history
-        if not pending_only or t.value is None
-    }
 
 
 def _params_in(
