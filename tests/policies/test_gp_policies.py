@@ -209,6 +209,17 @@ def test_tell_many_is_tell_one_by_one():
         many.tell_many(X[:2], [0.0, np.nan])
     with pytest.raises(ValueError, match="shape"):
         many.tell_many(X[:2], [0.0])
+    # a block with a row outside the box, or not finite, gets the error a single tell of that
+    # row gives (the whole block is checked at once first, then row by row)
+    outside = X[:3].copy()
+    outside[1, 2] = 1.5
+    with pytest.raises(ValueError, match=r"x=.*lies outside the box"):
+        one.tell(outside[1], 0.0)
+    with pytest.raises(ValueError, match=r"x=.*lies outside the box"):
+        many.tell_many(outside, y[:3])
+    outside[1, 2] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        many.tell_many(outside, y[:3])
     assert many.n_observations == 30  # nothing recorded by the failed calls
 
 

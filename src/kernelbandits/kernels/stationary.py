@@ -170,11 +170,10 @@ class Matern(_Stationary):
 
     def _shape(self, r: FloatArray, overwrite: bool = False) -> FloatArray:
         """``g(r)``; ``overwrite=True`` may reuse ``r``'s memory for the result."""
+        out = r if overwrite else None
         if self.nu == 0.5:
-            return np.exp(
-                np.negative(r, out=r if overwrite else None), out=r if overwrite else None
-            )
-        s = np.multiply(r, np.sqrt(3.0 if self.nu == 1.5 else 5.0), out=r if overwrite else None)
+            return np.exp(np.negative(r, out=out), out=out)
+        s = np.multiply(r, np.sqrt(3.0 if self.nu == 1.5 else 5.0), out=out)
         decay = np.exp(np.negative(s))  # exp(-s)
         if self.nu == 1.5:
             s += 1.0
