@@ -539,6 +539,18 @@ MULTITASK = [
         "n_startup_trials",
         "integer >= 1",
     ),
+    _b(
+        "multitask-prior-mean-nan",
+        lambda: MultiTaskSampler(prior_mean=NAN),
+        "prior_mean",
+        "finite number",
+    ),
+    _b(
+        "multitask-prior-mean-str",
+        lambda: MultiTaskSampler(prior_mean="worst"),
+        "prior_mean",
+        "finite number",
+    ),
 ]
 
 # -- the helpers ------------------------------------------------------------------------------

@@ -121,3 +121,66 @@ def test_on_dtlz2_per_objective_models_keep_the_distance_variables_off_the_faces
 def test_bad_model_options_are_refused(options):
     with pytest.raises(ValueError, match="model"):
         MultiTaskSampler(seed=0, **options)
+
+
+def _acquisition_of_next_proposal(sampler: MultiTaskSampler, X: np.ndarray, monkeypatch):
+    """The acquisition the sampler maximises for the trial after the history ``X``."""
+    import kernelbandits.integrations.optuna._multitask as multitask
+
+    seen = []
+
+    def record(acquisition, domain, rng, **options):
+        seen.append(acquisition)
+        return np.full(6, 0.5)
+
+    monkeypatch.setattr(multitask, "maximize_acquisition", record)
+    _next_proposal_of(sampler, X)
+    return seen[-1]
+
+
+def _next_proposal_of(sampler: MultiTaskSampler, X: np.ndarray) -> None:
+    dists = {f"x{i}": optuna.distributions.FloatDistribution(0.0, 1.0) for i in range(6)}
+    study = optuna.create_study(directions=["minimize"] * 3, sampler=sampler)
+    for x, values in zip(X, dtlz2(X), strict=True):
+        params = {f"x{i}": float(v) for i, v in enumerate(x)}
+        study.add_trial(
+            optuna.trial.create_trial(params=params, distributions=dists, values=list(values))
+        )
+    study.ask(dists)
+
+
+@pytest.mark.parametrize("reference", ["worst", (1.1, 1.1, 1.1)])
+@pytest.mark.parametrize("c", [-1.0, 0.5])
+def test_prior_mean_is_the_constant_the_posterior_reverts_to(c, reference, monkeypatch):
+    """``prior_mean=c``: every objective's GP has the constant prior mean ``c`` (standardised
+    units), i.e. the posterior mean is ``c + k(x)^T (K + eta I)^-1 (y - c)``, which differs
+    from the zero-mean one by ``c (1 - k(x)^T (K + eta I)^-1 1)`` (closed form, from the
+    fitted kernels); the front and the reference point of EHVI are the zero-mean sampler's
+    shifted by ``-c`` together with the model's values, so every improvement is measured on
+    the same scale (a given reference point as well as the default rule)."""
+    rng = np.random.default_rng(4)
+    X = rng.random((14, 6))
+    zero = _acquisition_of_next_proposal(
+        MultiTaskSampler(seed=0, reference_point=reference), X, monkeypatch
+    )
+    shifted = _acquisition_of_next_proposal(
+        MultiTaskSampler(seed=0, reference_point=reference, prior_mean=c), X, monkeypatch
+    )
+    np.testing.assert_allclose(shifted.front, zero.front - c, atol=1e-12)
+    np.testing.assert_allclose(shifted.reference, zero.reference - c, atol=1e-12)
+    kernel, eta = per_objective_model(X, -dtlz2(X), seed=0)
+    Xq = np.vstack([rng.random((4, 6)), np.ones((1, 6)), np.zeros((1, 6))])  # far corners too
+    mean0, _ = zero.posterior.predict(Xq)
+    mean_c, _ = shifted.posterior.predict(Xq)
+    for j, k in enumerate(kernel.kernels):
+        weights = np.linalg.solve(k(X, X) + eta * np.eye(len(X)), k(X, Xq))  # (t, q)
+        reversion = c * (1.0 - weights.sum(axis=0))
+        np.testing.assert_allclose(mean_c[:, j] + c - mean0[:, j], reversion, atol=1e-8)
+        # far from the data (the cube's corners) the prior's share is a visible part of c
+        assert np.all(np.abs(reversion[-2:]) > 0.1 * abs(c)), (j, reversion)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "low", True, None])
+def test_bad_prior_mean_is_refused(value):
+    with pytest.raises(ValueError, match="prior_mean must be a finite number"):
+        MultiTaskSampler(seed=0, prior_mean=value)

@@ -221,6 +221,25 @@ class MultiTaskSampler(RecipeSampler):
         VehicleSafety, judged in a box reaching far beyond the front, it stalls at
         173.7 / 224.2 / 224.3 after 50 trials (seeds 0 / 1 / 2) against ``"worst"``'s
         243.5 / 243.0 / 243.3. The default stays ``"worst"``.
+    prior_mean
+        The constant prior mean of every objective's GP, in standard deviations of the
+        completed values from their average, with the model's signs (larger is better): ``0``
+        (default) the average; ``-1`` one standard deviation worse (a pessimistic prior, after
+        De Ath, Fieldsend & Everson 2020, "What do you mean? The role of the mean function in
+        Bayesian optimisation", GECCO). Far from every observation the posterior reverts to
+        this value, so with a pessimistic prior the unexplored corners of the box no longer look
+        as good as the average, and EHVI stops sending the search there. That helps where the
+        best designs lie inside the box in the variables that only add cost (DTLZ2's distance
+        variables) and costs where the front's ends lie on faces of the box (CarSideImpact).
+        Measured with ``benchmarks/optuna_multiobjective.py`` (10 seeds, median hypervolume
+        after 25 / 50 / 100 trials, ``-1`` against ``0``; random search in brackets): DTLZ2
+        0.241 / 0.415 / 0.540 against 0.060 / 0.162 / 0.385 (0.216 / 0.286 / 0.349),
+        CarSideImpact 324.9 / 390.5 / 415.4 against 383.5 / 416.1 / 437.3, VehicleSafety
+        227.6 / 240.9 / 244.9 against 232.2 / 243.1 / 245.0, DTLZ7 2226 / 2442 / 2586 against
+        2245 / 2475 / 2644, BraninCurrin and HPOBench kc1 level. The default stays ``0``; give
+        ``-1`` when the optimum is expected in the interior of the box. The hyperparameters are
+        fitted as with ``0``; the front, the incumbent and the reference point move with the
+        values the model sees, so every improvement is measured on the same scale.
 
     How a proposal is made
     ----------------------
@@ -323,12 +342,18 @@ class MultiTaskSampler(RecipeSampler):
         acquisition: Literal["ucb", "ei", "ehvi"] = "ehvi",
         reference_point: Literal["median", "nadir", "worst"] | ArrayLike = "worst",
         model: Literal["icm", "per-objective"] = "per-objective",
+        prior_mean: float = 0.0,
     ) -> None:
         if hyperparameters not in ("fixed", "map"):
             raise ValueError(f"hyperparameters must be 'fixed' or 'map'; got {hyperparameters!r}")
         if model not in ("icm", "per-objective"):
             raise ValueError(f"model must be 'icm' or 'per-objective'; got {model!r}")
         self._model_kind: Literal["icm", "per-objective"] = model
+        if isinstance(prior_mean, bool) or not isinstance(prior_mean, (int, float)):
+            raise ValueError(f"prior_mean must be a finite number; got {prior_mean!r}")
+        if not math.isfinite(prior_mean):
+            raise ValueError(f"prior_mean must be a finite number; got {prior_mean!r}")
+        self._prior_mean = float(prior_mean)
         check_beta(beta)
         super().__init__(
             seed=seed,
@@ -487,13 +512,18 @@ class MultiTaskSampler(RecipeSampler):
         n = Y_std.shape[1]
 
         slot = self._slot(study, trial)
+        kernel, eta = self._model(hist, Y_std)
+        # the GP's constant prior mean at `prior_mean` sd from the average (class notes): the
+        # model sees Y_std - prior_mean with a zero prior mean; front, incumbent and reference
+        # point move with it, so every improvement is measured as before
+        Y_std = Y_std - self._prior_mean
+        y_mean = y_mean + self._prior_mean * y_sd
         scal = self._make_scalarization(Y_std)
         weight_rng = np.random.default_rng(
             np.random.SeedSequence([self._seed, slot, _WEIGHT_STREAM])
         )
         weight = scal.sample_weights(n, 1, weight_rng)[0]
         theory = isinstance(self._beta, str)
-        kernel, eta = self._model(hist, Y_std)
         policy = MTKB(
             space.domain(),
             kernel,
