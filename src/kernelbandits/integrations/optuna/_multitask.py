@@ -16,7 +16,13 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from kernelbandits._random import policy_seed
-from kernelbandits._validation import FloatArray, check_count, numeric_array, require_finite
+from kernelbandits._validation import (
+    FloatArray,
+    as_real,
+    check_count,
+    numeric_array,
+    require_finite,
+)
 from kernelbandits.acquisition import (
     BoxOptimizer,
     ExpectedHypervolumeImprovement,
@@ -350,12 +356,9 @@ class MultiTaskSampler(RecipeSampler):
         if model not in ("icm", "per-objective"):
             raise ValueError(f"model must be 'icm' or 'per-objective'; got {model!r}")
         self._model_kind: Literal["icm", "per-objective"] = model
-        real = (int, float, np.integer, np.floating)
-        if isinstance(prior_mean, bool) or not isinstance(prior_mean, real):
+        self._prior_mean = as_real(prior_mean, "prior_mean", "a finite number")
+        if not math.isfinite(self._prior_mean):
             raise ValueError(f"prior_mean must be a finite number; got {prior_mean!r}")
-        if not math.isfinite(prior_mean):
-            raise ValueError(f"prior_mean must be a finite number; got {prior_mean!r}")
-        self._prior_mean = float(prior_mean)
         check_beta(beta)
         super().__init__(
             seed=seed,
