@@ -21,6 +21,7 @@ from kernelbandits.regression.multitask import (
     EigenPosterior,
     VectorPosterior,
     batch_posterior,
+    constant_mean,
     vector_posterior,
 )
 from kernelbandits.regression.multitask_nystrom import (
@@ -544,3 +545,67 @@ def test_nystrom_factory_dispatch():
     mu_ref, cov_ref = batch_posterior(total, ETA, X, Y, GRID)
     np.testing.assert_allclose(mu, mu_ref, rtol=0, atol=1e-8)
     np.testing.assert_allclose(cov, cov_ref, rtol=0, atol=1e-9)
+
+
+# -- the constant prior mean (generalised least squares) -----------------------------------------
+def _gls_by_whitening(kernel: SeparableSum, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Reference: ``argmin_c ||L^-1 (vec_r(Y) - A c)||`` with ``L L^T = G + eta I`` (least
+    squares on the whitened system, numpy's ``lstsq``), ``A = 1 (x) I``."""
+    t, n = Y.shape
+    L = np.linalg.cholesky(kernel.gram(X) + ETA * np.eye(n * t))
+    A = np.kron(np.ones((t, 1)), np.eye(n))
+    c, *_ = np.linalg.lstsq(np.linalg.solve(L, A), np.linalg.solve(L, Y.reshape(-1)), rcond=None)
+    return c
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        _icm(3, seed=1),  # decoupled, full rank
+        ICM.evgeniou(RBF(0.2), 3, 0.0),  # decoupled, one direction of B (rank 1)
+        IndependentTasks([RBF(0.1), Matern(0.4, nu=2.5), RBF(0.3)]),
+        _two_term_sum(),  # no decoupling: the dense solve
+    ],
+    ids=["icm", "icm-rank-1", "independent", "separable-sum"],
+)
+def test_constant_mean_is_the_generalised_least_squares_estimate(kernel):
+    X, Y = _observations(3, seed=2, t=23)
+    Y = Y + np.array([1.0, -2.0, 0.5])  # means far from 0, different per task
+    c = constant_mean(kernel, ETA, X, Y)
+    np.testing.assert_allclose(c, _gls_by_whitening(kernel, X, Y), rtol=0, atol=1e-9)
+    # it is where the marginal likelihood of N(A c, G + eta I) peaks: the score vanishes there
+    S = kernel.gram(X) + ETA * np.eye(Y.size)
+    A = np.kron(np.ones((len(X), 1)), np.eye(3))
+    np.testing.assert_allclose(A.T @ np.linalg.solve(S, Y.reshape(-1) - A @ c), 0.0, atol=1e-8)
+
+
+def test_constant_mean_counts_a_cluster_of_correlated_points_about_as_one():
+    """Nine copies of one point at 0 and one far point at 3: the plain average is 0.3, the
+    estimate about 1.5 (two independent pieces of evidence; exactly, with the noise, the
+    copies weigh ``1^T (J + eta I)^-1 1 = 9 / (9 + eta)`` against ``1 / (1 + eta)``)."""
+    kernel = IndependentTasks([RBF(0.05)])
+    X = np.array([[0.1]] * 9 + [[0.9]])
+    Y = np.array([[0.0]] * 9 + [[3.0]])
+    w_cluster, w_far = 9 / (9 + ETA), 1 / (1 + ETA)
+    expected = 3.0 * w_far / (w_cluster + w_far)
+    assert constant_mean(kernel, ETA, X, Y)[0] == pytest.approx(expected, rel=1e-9)
+    assert 1.0 < expected < 2.0
+
+
+def test_constant_mean_of_one_observation_is_that_observation():
+    np.testing.assert_allclose(
+        constant_mean(_icm(2, seed=3), ETA, [[0.4]], [[1.5, -0.5]]), [1.5, -0.5], atol=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    "X, Y, match",
+    [
+        (np.zeros((0, 1)), np.zeros((0, 2)), "at least one observation"),
+        ([[0.1], [0.2]], [[1.0, 2.0]], "shape"),
+        ([[0.1]], [[np.nan, 1.0]], "Y"),
+    ],
+)
+def test_constant_mean_refuses_bad_input(X, Y, match):
+    with pytest.raises(ValueError, match=match):
+        constant_mean(_icm(2, seed=3), ETA, X, Y)

@@ -34,6 +34,7 @@ from kernelbandits.regression.multitask import (
     EigenPosterior,
     VectorPosterior,
     batch_posterior,
+    constant_mean,
     vector_posterior,
 )
 from kernelbandits.regression.multitask_nystrom import (
@@ -79,6 +80,7 @@ __all__ = [
     "TransferKernel",
     "VectorPosterior",
     "batch_posterior",
+    "constant_mean",
     "fit_constant_mean_and_scale",
     "fit_hyperparameters",
     "information_gain",

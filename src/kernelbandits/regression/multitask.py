@@ -67,6 +67,7 @@ from kernelbandits.regression.gp import (
     _chunks,
     draw_joint,
 )
+from kernelbandits.regression.likelihood import fit_constant_mean_and_scale
 
 _INITIAL_CAPACITY = 32
 Method = Literal["auto", "block", "decoupled"]
@@ -619,3 +620,48 @@ def batch_posterior(
     # diagonal blocks only: G_t(x_i)^T (G_t + lam I)^{-1} G_t(x_i), (m, n, n)
     quad = np.einsum("kia,kib->iab", Gx.reshape(-1, m, n), sol[:, 1:].reshape(-1, m, n))
     return mean, kernel.diag_blocks(Xqa) - quad
+
+
+@renamed_parameters(eta="lam")
+def constant_mean(kernel: SeparableSum, lam: float, X: ArrayLike, Y: ArrayLike) -> FloatArray:
+    """The constant prior mean ``c (n,)`` that the data ``X (t, d)``, ``Y (t, n)`` support under
+    the covariance of ``kernel`` and the noise ``lam``: the generalised-least-squares estimate
+
+        c = (A^T S^{-1} A)^{-1} A^T S^{-1} vec_r(Y),    S = G_t + lam I_{nt},  A = 1_t (x) I_n,
+
+    which is also the maximum of the marginal likelihood of ``vec_r(Y) ~ N(A c, S)`` over ``c``
+    for this covariance (ordinary kriging's mean; Rasmussen & Williams 2006, Sec. 2.7, with one
+    constant basis function per task). A posterior with this prior mean is the zero-mean one of
+    ``Y - c``, plus ``c``.
+
+    Unlike the average of ``Y``, it weighs each observation by how much it alone says about the
+    mean: a cluster of correlated points counts about as one, a point far from the others in
+    full. With a decoupling ``Gamma = sum_r kappa_r u_r u_r^T`` (ICM, independent tasks) the
+    estimate splits into ``r`` scalar ones, ``u_r^T c = 1^T (K_r + lam I)^{-1} Y u_r /
+    1^T (K_r + lam I)^{-1} 1`` (:func:`~kernelbandits.regression.fit_constant_mean_and_scale`
+    on each direction, ``O(r t^3)``); directions outside the span of ``U`` carry no
+    covariance, only noise, and take the plain average there. Other kernels: one dense solve
+    of ``S`` (``O((n t)^3)``).
+    """
+    check_multitask_kernel(kernel)
+    Xa = as_points(X, "X", kernel.input_dim)
+    n, t = kernel.n_tasks, Xa.shape[0]
+    if t == 0:
+        raise ValueError("constant_mean needs at least one observation; X has no rows")
+    Ya = numeric_array(Y, "Y", f"an array of numbers of shape ({t}, {n})")
+    if Ya.size != t * n:
+        raise ValueError(f"Y must have shape ({t}, {n}) (one row per point of X); got {Ya.shape}")
+    Ya = require_finite(Ya.reshape(t, n), "Y")
+    lam = check_positive(lam, "lam")
+    decoupling = kernel.decoupling()
+    if decoupling is None:
+        S = kernel.gram(Xa) + lam * np.eye(n * t)
+        A = np.kron(np.ones((t, 1)), np.eye(n))  # (n t, n), point-major like vec_r(Y)
+        SA = np.linalg.solve(S, np.column_stack([A, Ya.reshape(-1)]))
+        return np.asarray(np.linalg.solve(A.T @ SA[:, :n], A.T @ SA[:, n]), dtype=float)
+    kernels, U = decoupling
+    mean = Ya.mean(axis=0)
+    c = mean - U @ (U.T @ mean)  # the plain average outside the span of U
+    for kappa, u in zip(kernels, U.T, strict=True):  # one scalar GLS per direction
+        c += fit_constant_mean_and_scale(kappa, Xa, Ya @ u, lam)[0] * u
+    return c

@@ -551,6 +551,12 @@ MULTITASK = [
         "prior_mean",
         "finite number",
     ),
+    _b(
+        "multitask-prior-mean-fit-spelling",
+        lambda: MultiTaskSampler(prior_mean="FIT"),
+        "prior_mean",
+        "or 'fit'",
+    ),
 ]
 
 # -- the helpers ------------------------------------------------------------------------------

@@ -13,9 +13,11 @@ optuna = pytest.importorskip("optuna")
 from kernelbandits.domains import Box  # noqa: E402
 from kernelbandits.integrations.optuna import MultiTaskSampler  # noqa: E402
 from kernelbandits.kernels import IndependentTasks  # noqa: E402
+from kernelbandits.outcome import standardize_columns  # noqa: E402
 from kernelbandits.policies import MTKB  # noqa: E402
 from kernelbandits.recipes.gp import map_fit  # noqa: E402
 from kernelbandits.recipes.multitask import per_objective_model  # noqa: E402
+from kernelbandits.regression.multitask import constant_mean  # noqa: E402
 from kernelbandits.scalarization import ChebyshevScalarization  # noqa: E402
 
 
@@ -180,7 +182,35 @@ def test_prior_mean_is_the_constant_the_posterior_reverts_to(c, reference, monke
         assert np.all(np.abs(reversion[-2:]) > 0.1 * abs(c)), (j, reversion)
 
 
-@pytest.mark.parametrize("value", [float("nan"), float("inf"), "low", True, None])
+@pytest.mark.parametrize("model", ["per-objective", "icm"])
+def test_fitted_prior_mean_is_the_generalised_least_squares_constant(model, monkeypatch):
+    """``prior_mean="fit"``: each objective's constant prior mean is the GLS estimate under the
+    fitted kernel (:func:`constant_mean` of the standardised values, one value per objective),
+    so the sampler is the one with that constant given: the front moves by ``-c``, and the
+    posterior mean differs from the zero-mean one by ``c_j (1 - k_j(x)^T (K_j + eta I)^-1 1)``."""
+    rng = np.random.default_rng(6)
+    X = rng.random((14, 6))
+    zero = _acquisition_of_next_proposal(MultiTaskSampler(seed=0, model=model), X, monkeypatch)
+    fitted = _acquisition_of_next_proposal(
+        MultiTaskSampler(seed=0, model=model, prior_mean="fit"), X, monkeypatch
+    )
+    Y_std, _, _ = standardize_columns(-dtlz2(X))
+    kernel = zero.posterior.kernel
+    c = constant_mean(kernel, zero.posterior.lam, X, Y_std)
+    assert np.ptp(c) > 0.05  # one constant per objective, and they differ here
+    np.testing.assert_allclose(fitted.front, zero.front - c, atol=1e-12)
+    np.testing.assert_allclose(fitted.reference, zero.reference - c, atol=1e-12)
+    if model == "per-objective":
+        Xq = np.vstack([rng.random((4, 6)), np.ones((1, 6))])
+        mean0, _ = zero.posterior.predict(Xq)
+        mean_c, _ = fitted.posterior.predict(Xq)
+        for j, k in enumerate(kernel.kernels):
+            weights = np.linalg.solve(k(X, X) + zero.posterior.lam * np.eye(len(X)), k(X, Xq))
+            reversion = c[j] * (1.0 - weights.sum(axis=0))
+            np.testing.assert_allclose(mean_c[:, j] + c[j] - mean0[:, j], reversion, atol=1e-8)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "low", "Fit", True, None])
 def test_bad_prior_mean_is_refused(value):
-    with pytest.raises(ValueError, match="prior_mean must be a finite number"):
+    with pytest.raises(ValueError, match="prior_mean must be a finite number or 'fit'"):
         MultiTaskSampler(seed=0, prior_mean=value)
