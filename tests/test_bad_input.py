@@ -164,6 +164,7 @@ from kernelbandits.regression import (
     SourceTargetGP,
     TransferKernel,
     batch_posterior,
+    constant_mean,
     fit_constant_mean_and_scale,
     fit_hyperparameters,
     information_gain,
@@ -1119,6 +1120,30 @@ MORE = [
         lambda: batch_posterior(ICM2, 0.1, GRID.points[:2], np.zeros((3, 2)), GRID.points[:2]),
         "Y",
         r"shape \(2, 2\)",
+    ),
+    _b(
+        "constant-mean-y",
+        lambda: constant_mean(ICM2, 0.1, GRID.points[:2], np.zeros((3, 2))),
+        "Y",
+        r"shape \(2, 2\)",
+    ),
+    _b(
+        "constant-mean-nan",
+        lambda: constant_mean(ICM2, 0.1, GRID.points[:2], [[0.0, np.nan], [1.0, 2.0]]),
+        "Y",
+        "finite",
+    ),
+    _b(
+        "constant-mean-empty",
+        lambda: constant_mean(ICM2, 0.1, np.zeros((0, GRID.points.shape[1])), np.zeros((0, 2))),
+        "observation",
+        "at least one",
+    ),
+    _b(
+        "constant-mean-lam",
+        lambda: constant_mean(ICM2, 0.0, GRID.points[:2], np.zeros((2, 2))),
+        "lam",
+        "positive",
     ),
     _b(
         "nystrom-vector-y",

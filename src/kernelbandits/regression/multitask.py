@@ -622,7 +622,6 @@ def batch_posterior(
     return mean, kernel.diag_blocks(Xqa) - quad
 
 
-@renamed_parameters(eta="lam")
 def constant_mean(kernel: SeparableSum, lam: float, X: ArrayLike, Y: ArrayLike) -> FloatArray:
     """The constant prior mean ``c (n,)`` that the data ``X (t, d)``, ``Y (t, n)`` support under
     the covariance of ``kernel`` and the noise ``lam``: the generalised-least-squares estimate
