@@ -596,6 +596,19 @@ def vector_posterior(
     return DecoupledPosterior(kernel, lam, input_dim)
 
 
+def _vector_observations(
+    kernel: SeparableSum, X: ArrayLike, Y: ArrayLike
+) -> tuple[FloatArray, FloatArray]:
+    """``X (t, d)`` checked against the kernel's input dimension and ``Y`` as finite ``(t, n)``
+    values, one row per point of ``X`` (``n`` = the kernel's tasks)."""
+    Xa = as_points(X, "X", kernel.input_dim)
+    n, t = kernel.n_tasks, Xa.shape[0]
+    Ya = numeric_array(Y, "Y", f"an array of numbers of shape ({t}, {n})")
+    if Ya.size != t * n:
+        raise ValueError(f"Y must have shape ({t}, {n}) (one row per point of X); got {Ya.shape}")
+    return Xa, require_finite(Ya.reshape(t, n), "Y")
+
+
 @renamed_parameters(eta="lam")
 def batch_posterior(
     kernel: SeparableSum, lam: float, X: ArrayLike, Y: ArrayLike, Xq: ArrayLike
@@ -604,12 +617,8 @@ def batch_posterior(
 
     ``X (t, d)``, ``Y (t, n)``, ``Xq (m, d)``; returns ``mu (m, n)`` and ``Gamma_t (m, n, n)``.
     """
-    Xa = as_points(X, "X", kernel.input_dim)
-    n, t = kernel.n_tasks, Xa.shape[0]
-    Ya = numeric_array(Y, "Y", f"an array of numbers of shape ({t}, {n})")
-    if Ya.size != t * n:
-        raise ValueError(f"Y must have shape ({t}, {n}) (one row per point of X); got {Ya.shape}")
-    Ya = require_finite(Ya.reshape(t, n), "Y")
+    Xa, Ya = _vector_observations(kernel, X, Y)
+    n, t = Ya.shape[1], Ya.shape[0]
     lam = check_positive(lam, "lam")
     Xqa = as_points(Xq, "Xq", Xa.shape[1])
     G = kernel.gram(Xa) + lam * np.eye(n * t)
@@ -643,14 +652,10 @@ def constant_mean(kernel: SeparableSum, lam: float, X: ArrayLike, Y: ArrayLike) 
     of ``S`` (``O((n t)^3)``).
     """
     check_multitask_kernel(kernel)
-    Xa = as_points(X, "X", kernel.input_dim)
-    n, t = kernel.n_tasks, Xa.shape[0]
+    Xa, Ya = _vector_observations(kernel, X, Y)
+    t, n = Ya.shape
     if t == 0:
         raise ValueError("constant_mean needs at least one observation; X has no rows")
-    Ya = numeric_array(Y, "Y", f"an array of numbers of shape ({t}, {n})")
-    if Ya.size != t * n:
-        raise ValueError(f"Y must have shape ({t}, {n}) (one row per point of X); got {Ya.shape}")
-    Ya = require_finite(Ya.reshape(t, n), "Y")
     lam = check_positive(lam, "lam")
     decoupling = kernel.decoupling()
     if decoupling is None:
