@@ -83,11 +83,13 @@ within a budget of trials, and what each trial costs in wall time.
   median to TPE's (0/0 counts as 1) and our time per trial over GPSampler's (mean of the last 10
   trials); then the rank table: each sampler's rank by median regret on each problem after
   each checkpoint (1 = lowest; ties share the average rank), its mean rank over the problems
-  with runs of every sampler and its median ms per trial over them.
+  with runs of every sampler and its median ms per trial over them; then, after each
+  checkpoint, ``--ours``'s median divided by the lowest median of any sampler on each problem,
+  the worst of these ratios and the problems where it exceeds 10 (issue 35's check).
   ``--page docs/benchmarks/sample_efficiency.md`` rewrites the page's block between
   ``<!-- sample-efficiency:start -->`` and ``<!-- sample-efficiency:end -->`` (the summary
-  table, the rank table and the verdict; ``--readme`` is the option's old name); ``--details
-  PATH`` writes every problem's table to that page; ``--plots DIR`` draws
+  table, the rank table, the ratios and the verdict; ``--readme`` is the option's old
+  name); ``--details PATH`` writes every problem's table to that page; ``--plots DIR`` draws
   ``DIR/sample_efficiency.png``.
 
 * **Hold-out functions** (``--holdout``): the same measurement on thirteen more BoTorch
@@ -427,6 +429,45 @@ def rank_table(cells: Mapping[str, Mapping[str, Cell]], n_trials: int) -> str:
     return "\n".join(lines)
 
 
+#: the issue's bound on our median regret against the best sampler's on any problem (issue 35)
+BEST_RATIO_BOUND = 10.0
+
+
+def best_ratio_text(
+    cells: Mapping[str, Mapping[str, Cell]],
+    ours: str,
+    n_trials: int,
+    bound: float = BEST_RATIO_BOUND,
+) -> str:
+    """Per checkpoint, ``ours``'s median simple regret divided by the lowest median of any
+    sampler on each problem (:func:`~benchmarks.harness.tables.ratio`: 0 / 0 counts as 1), the
+    worst of these ratios and the problems where it exceeds ``bound``; over the problems with
+    runs of ``ours`` and of at least one other sampler."""
+    cps = checkpoints(n_trials)
+    problems = [p for p, row in cells.items() if ours in row and len(row) > 1]
+    if not problems:
+        return f"Ratio to the best sampler: no problem has runs of {ours} and another sampler."
+    lines = [
+        f"{ours}'s median simple regret divided by the lowest median of any sampler on the "
+        f"problem (1 where {ours}'s is the lowest; 0 / 0 counts as 1), over the "
+        f"{len(problems)} problems with runs of {ours} and another sampler:",
+        "",
+    ]
+    for c in cps:
+        worst: list[tuple[float, str, str]] = []
+        for p in problems:
+            medians = {s: cell.quartiles(c)[1] for s, cell in cells[p].items()}
+            best = min(medians, key=lambda s: (medians[s], s != ours))
+            worst.append((ratio(medians[ours], medians[best]), p, best))
+        above = [f"{p} {r:.3g}x ({b})" for r, p, b in sorted(worst, reverse=True) if r > bound]
+        r, p, b = max(worst)
+        lines.append(
+            f"- after {c} trials: worst {r:.3g}x ({p}, best {b}); above {bound:g}x: "
+            + (", ".join(above) if above else "none")
+        )
+    return "\n".join(lines)
+
+
 def _column(sampler: str, cells: Mapping[str, Mapping[str, Cell]], seeds: int) -> str:
     """The sampler's name, with its number of seeds when some runs are still missing."""
     counts = [len(row[sampler].seeds) for row in cells.values() if sampler in row]
@@ -489,7 +530,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     head = header(argv, specs, args.seeds, args.trials)
     ranks = rank_table(cells, args.trials) if cells else ""
-    block = "\n\n".join(x for x in (head, tables, ranks, verdict_text) if x)
+    to_best = best_ratio_text(cells, args.ours, args.trials) if cells else ""
+    block = "\n\n".join(x for x in (head, tables, ranks, to_best, verdict_text) if x)
     print(block, flush=True)
     page_block = block
     if args.details is not None and cells:

@@ -222,6 +222,36 @@ def test_rank_table_by_hand() -> None:
     )
 
 
+def test_ratio_to_the_best_sampler_by_hand() -> None:
+    cells = {
+        # after 25: a 2, b 1 -> 2x (b); after 50: a 0, b 0 -> 0 / 0 = 1x
+        "p1": {"a": _cell([1, 2, 3], [0, 0, 0], 1.0), "b": _cell([1, 1, 1], [0, 0, 5], 1.0)},
+        # after 25: all 4 -> 1x (a tie goes to ours); after 50: a 3, b 1, c 2 -> 3x (b)
+        "p2": {
+            "a": _cell([4, 4, 4], [3, 3, 3], 1.0),
+            "b": _cell([4, 4, 4], [1, 1, 1], 1.0),
+            "c": _cell([4, 4, 4], [2, 2, 2], 1.0),
+        },
+        "p3": {"a": _cell([9, 9, 9], [9, 9, 9], 1.0)},  # no other sampler: left out
+        # after 25: a 30, c 1 -> 30x; after 50: a 20, c 1 -> 20x
+        "p4": {"a": _cell([30, 30, 30], [20, 20, 20], 1.0), "c": _cell([1, 1, 1], [1, 1, 1], 1.0)},
+    }
+    text = se.best_ratio_text(cells, "a", 50)
+    assert "over the 3 problems" in text
+    assert "- after 25 trials: worst 30x (p4, best c); above 10x: p4 30x (c)" in text
+    assert "- after 50 trials: worst 20x (p4, best c); above 10x: p4 20x (c)" in text
+    looser = se.best_ratio_text(cells, "a", 50, bound=2.5)
+    assert "- after 50 trials: worst 20x (p4, best c); above 2.5x: p4 20x (c), p2 3x (b)" in looser
+    assert "- after 25 trials: worst 30x (p4, best c); above 2.5x: p4 30x (c)" in looser
+    alone = se.best_ratio_text({"p4": {"a": cells["p4"]["a"], "c": cells["p4"]["c"]}}, "c", 50)
+    assert "- after 50 trials: worst 1x (p4, best c); above 10x: none" in alone
+    assert se.best_ratio_text({"p3": cells["p3"]}, "a", 50).startswith("Ratio to the best")
+    tied = {"p5": {"b": _cell([4, 4, 4], [1, 1, 1], 1.0), "a": _cell([4, 4, 4], [1, 1, 1], 1.0)}}
+    assert "- after 50 trials: worst 1x (p5, best a); above 10x: none" in se.best_ratio_text(
+        tied, "a", 50
+    )
+
+
 def test_smac_needs_a_fixed_string_hash_seed() -> None:
     """SMAC3's proposals follow Python's string-hash order (two processes diverged from trial 4
     on Ackley-4 without ``PYTHONHASHSEED``, agreed with it): only an integer seed passes."""
