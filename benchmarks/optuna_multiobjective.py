@@ -64,7 +64,9 @@ What is measured: the hypervolume of the observed Pareto front of a minimisation
   25, 50 and 100 trials (those <= ``--trials``, plus ``--trials``), with the median's ratio to
   ``max_hv``, and the mean wall time per trial over the last 10 trials; then the verdict line
   "MultiTaskSampler's hypervolume at 50 trials >= GPSampler's on k of n problems" (medians; at
-  ``--trials`` if that is below 50). ``--page docs/benchmarks/multiobjective.md`` rewrites the
+  ``--trials`` if that is below 50), the same at ``--trials`` when it is above 50, and the line
+  "above random search's after 25 / 50 / 100 trials on k of n problems" with every problem and
+  checkpoint where it is not (issue 35's two checks). ``--page docs/benchmarks/multiobjective.md`` rewrites the
   page's block between ``<!-- multiobjective:start -->`` and ``<!-- multiobjective:end -->``
   (``--readme`` is the option's old name).
 
@@ -115,7 +117,14 @@ from benchmarks.harness.samplers import (
     parse_variant,
 )
 from benchmarks.harness.store import load_store
-from benchmarks.harness.tables import TIME_WINDOW, FloatArray, cells_table, collect, versions_note
+from benchmarks.harness.tables import (
+    TIME_WINDOW,
+    FloatArray,
+    cells_table,
+    checkpoints,
+    collect,
+    versions_note,
+)
 
 BLOCK = "multiobjective"  # the generated block of docs/benchmarks/multiobjective.md
 MODULE = "benchmarks.optuna_multiobjective"
@@ -451,6 +460,35 @@ def verdict_line(
     )
 
 
+def random_line(
+    cells: Mapping[str, Mapping[str, Any]], n_trials: int, ours: str = OURS, rnd: str = RANDOM
+) -> str:
+    """ "MultiTaskSampler's hypervolume above random search's at every checkpoint on k of n
+    problems" (medians over seeds, strictly above, at each of :func:`checkpoints`), and every
+    problem and checkpoint where it is not (issue 35's check)."""
+    cps = checkpoints(n_trials)
+    above, n, misses = 0, 0, []
+    for p, row in cells.items():
+        if ours not in row or rnd not in row:
+            continue
+        n += 1
+        at_or_below = [
+            f"{p} after {c} ({fmt_hv(a)} <= {fmt_hv(b)})"
+            for c in cps
+            if (a := row[ours].quartiles(c)[1]) <= (b := row[rnd].quartiles(c)[1])
+        ]
+        above += not at_or_below
+        misses += at_or_below
+    if not n:
+        return f"No problem has both {ours} and {rnd} runs."
+    at = " / ".join(str(c) for c in cps)
+    text = (
+        f"**MultiTaskSampler's hypervolume above random search's after {at} trials on {above} "
+        f"of {n} problems** (median over seeds; `{ours}` against `{rnd}`)."
+    )
+    return text + (" Not above on: " + "; ".join(misses) + "." if misses else "")
+
+
 def header(argv: Sequence[str], specs: Mapping[str, Any], seeds: int, n_trials: int) -> str:
     """Command, machine, date, versions, seeds and trials, samplers: the page block's head."""
     samplers = "; ".join(f"`{n}` = `{s.describe()}`" for n, s in specs.items())
@@ -483,7 +521,10 @@ def report(
     if not cells:
         return f"No runs with {n_trials} trials in the store for this selection."
     tables = [problem_table(p, c, n_trials, seeds) for p, c in cells.items()]
-    parts = [*tables, verdict_line(cells, min(VERDICT_AT, n_trials)), *versions_note(cells)]
+    verdicts = [verdict_line(cells, min(VERDICT_AT, n_trials))]
+    if n_trials > VERDICT_AT:  # the issue's check is at 50 and at 100 trials
+        verdicts.append(verdict_line(cells, n_trials))
+    parts = [*tables, *verdicts, random_line(cells, n_trials), *versions_note(cells)]
     return "\n\n".join(part for part in parts if part)
 
 

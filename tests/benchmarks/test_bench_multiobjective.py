@@ -113,3 +113,21 @@ def test_verdict_line_counts_ties_as_at_least(mo: ModuleType) -> None:
     assert "at 4 trials >= GPSampler's on 2 of 3 problems" in line
     assert "Below on: c (0.5 < 1)" in line
     assert "median 0.50 over 3 problems (range 0.50-3.00)" in line
+
+
+def test_random_line_needs_strictly_more_at_every_checkpoint(mo: ModuleType) -> None:
+    def cell(at25: float, at50: float):
+        curve = np.array([[at25] * 25 + [at50] * 25] * 3)
+        return Cell([0, 1, 2], curve, np.full(curve.shape, 0.01))
+
+    cells = {
+        "a": {mo.OURS: cell(2.0, 3.0), mo.RANDOM: cell(1.0, 2.0)},  # above at both
+        "b": {mo.OURS: cell(0.5, 3.0), mo.RANDOM: cell(1.0, 2.0)},  # below after 25
+        "c": {mo.OURS: cell(2.0, 2.0), mo.RANDOM: cell(1.0, 2.0)},  # level after 50: not above
+        "d": {mo.OURS: cell(9.0, 9.0)},  # no random run: left out
+    }
+    line = mo.random_line(cells, 50)
+    assert "above random search's after 25 / 50 trials on 1 of 3 problems" in line
+    assert "Not above on: b after 25 (0.5 <= 1); c after 50 (2 <= 2)." in line
+    assert "Not above" not in mo.random_line({"a": cells["a"]}, 50)
+    assert mo.random_line({"d": cells["d"]}, 50).startswith("No problem has both")
