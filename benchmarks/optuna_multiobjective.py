@@ -66,9 +66,10 @@ What is measured: the hypervolume of the observed Pareto front of a minimisation
   "MultiTaskSampler's hypervolume at 50 trials >= GPSampler's on k of n problems" (medians; at
   ``--trials`` if that is below 50), the same at ``--trials`` when it is above 50, and the line
   "above random search's after 25 / 50 / 100 trials on k of n problems" with every problem and
-  checkpoint where it is not (issue 35's two checks). ``--page docs/benchmarks/multiobjective.md`` rewrites the
-  page's block between ``<!-- multiobjective:start -->`` and ``<!-- multiobjective:end -->``
-  (``--readme`` is the option's old name).
+  checkpoint where it is not (issue 35's two checks).
+  ``--page docs/benchmarks/multiobjective.md`` rewrites the page's block between
+  ``<!-- multiobjective:start -->`` and ``<!-- multiobjective:end -->`` (``--readme`` is the
+  option's old name).
 
 Reproduce (``make bench-multiobjective``; expect hours on 2 cores; it resumes where it
 stopped), from the repository's root::

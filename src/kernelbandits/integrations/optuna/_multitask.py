@@ -265,9 +265,9 @@ class MultiTaskSampler(RecipeSampler):
         CarSideImpact 359.1 / 402.1 / 424.9 against 383.5 / 416.1 / 437.3 (between ``0`` and
         ``-1``; ``GPSampler`` 404.0 / 426.2 after 50 / 100), BraninCurrin 50.06 / 57.08 / 57.83
         against 50.18 / 57.12 / 57.94, HPOBench kc1 1.266 / 1.307 / 1.348 against 1.241 /
-        1.307 / 1.342, DTLZ7 2229 / 2403 / 2733 against 2245 / 2475 / 2644. At least ``GPSampler``'s on
-        4 of 5 problems after 50 trials and 3 of 5 after 100 (``0``: 4 and 4); the default
-        stays ``0``.
+        1.307 / 1.342, DTLZ7 2229 / 2403 / 2733 against 2245 / 2475 / 2644. At least
+        ``GPSampler``'s on 4 of 5 problems after 50 trials and 3 of 5 after 100 (``0``: 4 and
+        4); the default stays ``0``.
 
     How a proposal is made
     ----------------------
